@@ -1,0 +1,20 @@
+/* terret-exec.h: the umbrella header of terret-exec
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#define __TERRET_EXEC_INSIDE__
+
+#include "terret-version-macros.h"
+#include "terret-types.h"
+#include "terret-enum-types.h"
+#include "terret-error.h"
+#include "terret-capture.h"
+#include "terret-request.h"
+#include "terret-result.h"
+#include "terret-executor.h"
+#include "terret-backend-info.h"
+
+#undef __TERRET_EXEC_INSIDE__

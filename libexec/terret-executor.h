@@ -1,0 +1,142 @@
+/* terret-executor.h: the interface every backend implements
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#if !defined(__TERRET_EXEC_INSIDE__) && !defined(TERRET_EXEC_COMPILATION)
+#error "Only <terret-exec.h> can be included directly."
+#endif
+
+#include <gio/gio.h>
+
+#include "terret-request.h"
+#include "terret-result.h"
+#include "terret-types.h"
+#include "terret-version-macros.h"
+
+G_BEGIN_DECLS
+
+/**
+ * TERRET_EXECUTOR_EXTENSION_POINT_NAME:
+ *
+ * The GIO extension point backends implement. A backend module registers
+ * its type with g_io_extension_point_implement() under this name, with
+ * the backend's name and priority.
+ *
+ * Since: 0.1
+ */
+#define TERRET_EXECUTOR_EXTENSION_POINT_NAME "terret-executor"
+
+/**
+ * TERRET_EXECUTOR_ENV:
+ *
+ * The environment variable that picks the backend
+ * [func@Terret.Executor.new_default] uses. The value `help` lists the
+ * backends on stderr.
+ *
+ * Since: 0.1
+ */
+#define TERRET_EXECUTOR_ENV "TERRET_EXECUTOR"
+
+/**
+ * TERRET_EXEC_MODULE_PATH_ENV:
+ *
+ * The environment variable holding extra backend module directories,
+ * separated by `:`, searched before the installed one.
+ *
+ * Since: 0.1
+ */
+#define TERRET_EXEC_MODULE_PATH_ENV "TERRET_EXEC_MODULE_PATH"
+
+#define TERRET_TYPE_EXECUTOR (terret_executor_get_type ())
+
+TERRET_AVAILABLE_IN_0_1
+G_DECLARE_INTERFACE (TerretExecutor, terret_executor, TERRET, EXECUTOR, GObject)
+
+/**
+ * TerretExecutorInterface:
+ * @g_iface: the parent interface
+ * @get_capabilities: what the backend offers
+ * @run_async: start one run; the task completes on the caller's
+ *   thread-default main context. Required.
+ * @run_finish: complete a run. Required.
+ * @close_session: end one session and everything running in it. Closing
+ *   a key that has no session is not an error.
+ * @close_all: end every session
+ * @get_session_pid: the process that carries a session, or 0
+ *
+ * The virtual methods of [iface@Terret.Executor]. Backends also implement
+ * [iface@Gio.Initable]: a backend that cannot work on this host fails
+ * g_initable_init() and the next one is chosen.
+ *
+ * Since: 0.1
+ */
+struct _TerretExecutorInterface
+{
+  GTypeInterface g_iface;
+
+  TerretCapabilities  (*get_capabilities) (TerretExecutor       *self);
+  void                (*run_async)        (TerretExecutor       *self,
+                                           TerretRequest        *request,
+                                           GCancellable         *cancellable,
+                                           GAsyncReadyCallback   callback,
+                                           gpointer              user_data);
+  TerretResult       *(*run_finish)       (TerretExecutor       *self,
+                                           GAsyncResult         *result,
+                                           GError              **error);
+  void                (*close_session)    (TerretExecutor       *self,
+                                           const char           *session);
+  void                (*close_all)        (TerretExecutor       *self);
+  GPid                (*get_session_pid)  (TerretExecutor       *self,
+                                           const char           *session);
+
+  /*< private >*/
+  gpointer _reserved[12];
+};
+
+TERRET_AVAILABLE_IN_0_1
+TerretExecutor     *terret_executor_new              (const char           *name,
+                                                      GError              **error);
+TERRET_AVAILABLE_IN_0_1
+TerretExecutor     *terret_executor_new_default      (GError              **error);
+TERRET_AVAILABLE_IN_0_1
+const char         *terret_executor_get_name         (TerretExecutor       *self);
+TERRET_AVAILABLE_IN_0_1
+TerretCapabilities  terret_executor_get_capabilities (TerretExecutor       *self);
+TERRET_AVAILABLE_IN_0_1
+void                terret_executor_run_async        (TerretExecutor       *self,
+                                                      TerretRequest        *request,
+                                                      GCancellable         *cancellable,
+                                                      GAsyncReadyCallback   callback,
+                                                      gpointer              user_data);
+TERRET_AVAILABLE_IN_0_1
+TerretResult       *terret_executor_run_finish       (TerretExecutor       *self,
+                                                      GAsyncResult         *result,
+                                                      GError              **error);
+TERRET_AVAILABLE_IN_0_1
+TerretResult       *terret_executor_run              (TerretExecutor       *self,
+                                                      TerretRequest        *request,
+                                                      GCancellable         *cancellable,
+                                                      GError              **error);
+TERRET_AVAILABLE_IN_0_1
+void                terret_executor_close_session    (TerretExecutor       *self,
+                                                      const char           *session);
+TERRET_AVAILABLE_IN_0_1
+void                terret_executor_close_all        (TerretExecutor       *self);
+TERRET_AVAILABLE_IN_0_1
+GPid                terret_executor_get_session_pid  (TerretExecutor       *self,
+                                                      const char           *session);
+TERRET_AVAILABLE_IN_0_1
+gboolean            terret_executor_set_setting      (TerretExecutor       *self,
+                                                      const char           *key,
+                                                      const char           *value,
+                                                      GError              **error);
+TERRET_AVAILABLE_IN_0_1
+gboolean            terret_executor_apply_key_file   (TerretExecutor       *self,
+                                                      GKeyFile             *key_file,
+                                                      const char           *origin,
+                                                      GError              **error);
+
+G_END_DECLS

@@ -1,0 +1,536 @@
+/* terret-request.c
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "terret-request.h"
+
+/**
+ * TerretRequest:
+ *
+ * One command for a [iface@Terret.Executor] to run, and how: the session
+ * it runs in, its timeout, and optionally a working directory, an
+ * environment overlay and a progress callback.
+ *
+ * A request is a value: an executor reads it when the run starts and
+ * keeps a reference only to report progress. Which of the optional parts
+ * a backend honours is told by [method@Terret.Executor.get_capabilities].
+ *
+ * Since: 0.1
+ */
+struct _TerretRequest
+{
+  GObject parent_instance;
+
+  char *command;             /* (owned) */
+  char *session;             /* (owned) */
+  char *cwd;                 /* (owned) (nullable) */
+  GStrv env;                 /* (owned) environ-style overlay */
+  double timeout;
+
+  TerretProgressFunc progress_func;
+  gpointer progress_data;
+  GDestroyNotify progress_notify;
+};
+
+G_DEFINE_FINAL_TYPE (TerretRequest, terret_request, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_COMMAND,
+  PROP_SESSION,
+  PROP_TIMEOUT,
+  PROP_CWD,
+  PROP_ENV,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+/* g_set_str() arrived in GLib 2.76; this is its contract. */
+static gboolean
+set_string (char       **field,
+            const char  *value)
+{
+  if (g_strcmp0 (*field, value) == 0)
+    return FALSE;
+
+  g_free (*field);
+  *field = g_strdup (value);
+  return TRUE;
+}
+
+static void
+terret_request_finalize (GObject *object)
+{
+  TerretRequest *self = (TerretRequest *)object;
+
+  terret_request_set_progress_func (self, NULL, NULL, NULL);
+  g_clear_pointer (&self->command, g_free);
+  g_clear_pointer (&self->session, g_free);
+  g_clear_pointer (&self->cwd, g_free);
+  g_clear_pointer (&self->env, g_strfreev);
+
+  G_OBJECT_CLASS (terret_request_parent_class)->finalize (object);
+}
+
+static void
+terret_request_get_property (GObject    *object,
+                             guint       prop_id,
+                             GValue     *value,
+                             GParamSpec *pspec)
+{
+  TerretRequest *self = TERRET_REQUEST (object);
+
+  switch (prop_id)
+    {
+    case PROP_COMMAND:
+      g_value_set_string (value, self->command);
+      break;
+    case PROP_SESSION:
+      g_value_set_string (value, self->session);
+      break;
+    case PROP_TIMEOUT:
+      g_value_set_double (value, self->timeout);
+      break;
+    case PROP_CWD:
+      g_value_set_string (value, self->cwd);
+      break;
+    case PROP_ENV:
+      g_value_set_boxed (value, self->env);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+terret_request_set_property (GObject      *object,
+                             guint         prop_id,
+                             const GValue *value,
+                             GParamSpec   *pspec)
+{
+  TerretRequest *self = TERRET_REQUEST (object);
+
+  switch (prop_id)
+    {
+    case PROP_COMMAND:
+      terret_request_set_command (self, g_value_get_string (value));
+      break;
+    case PROP_SESSION:
+      terret_request_set_session (self, g_value_get_string (value));
+      break;
+    case PROP_TIMEOUT:
+      terret_request_set_timeout (self, g_value_get_double (value));
+      break;
+    case PROP_CWD:
+      terret_request_set_cwd (self, g_value_get_string (value));
+      break;
+    case PROP_ENV:
+      terret_request_set_env (self, g_value_get_boxed (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+terret_request_class_init (TerretRequestClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = terret_request_finalize;
+  object_class->get_property = terret_request_get_property;
+  object_class->set_property = terret_request_set_property;
+
+  /**
+   * TerretRequest:command:
+   *
+   * The command text, handed to bash as written.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_COMMAND] =
+    g_param_spec_string ("command", NULL, NULL,
+                         "",
+                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * TerretRequest:session:
+   *
+   * The session key. Backends with persistent sessions run every request
+   * of a key in the same shell.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_SESSION] =
+    g_param_spec_string ("session", NULL, NULL,
+                         TERRET_DEFAULT_SESSION,
+                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * TerretRequest:timeout:
+   *
+   * Seconds the command may run; 0 means the backend's own default.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_TIMEOUT] =
+    g_param_spec_double ("timeout", NULL, NULL,
+                         0, G_MAXDOUBLE, 0,
+                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * TerretRequest:cwd:
+   *
+   * The working directory for this run, or %NULL for the backend's.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_CWD] =
+    g_param_spec_string ("cwd", NULL, NULL,
+                         NULL,
+                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * TerretRequest:env:
+   *
+   * `VARIABLE=value` entries layered over the backend's environment for
+   * this run.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_ENV] =
+    g_param_spec_boxed ("env", NULL, NULL,
+                        G_TYPE_STRV,
+                        (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+terret_request_init (TerretRequest *self)
+{
+  self->command = g_strdup ("");
+  self->session = g_strdup (TERRET_DEFAULT_SESSION);
+  self->env = g_new0 (char *, 1);
+}
+
+/**
+ * terret_request_new:
+ * @command: the command text
+ *
+ * Creates a request for @command in the default session.
+ *
+ * Returns: (transfer full): a new request
+ *
+ * Since: 0.1
+ */
+TerretRequest *
+terret_request_new (const char *command)
+{
+  g_return_val_if_fail (command != NULL, NULL);
+
+  return g_object_new (TERRET_TYPE_REQUEST, "command", command, NULL);
+}
+
+/**
+ * terret_request_get_command:
+ * @self: a request
+ *
+ * Returns: the command text
+ *
+ * Since: 0.1
+ */
+const char *
+terret_request_get_command (TerretRequest *self)
+{
+  g_return_val_if_fail (TERRET_IS_REQUEST (self), NULL);
+
+  return self->command;
+}
+
+/**
+ * terret_request_set_command:
+ * @self: a request
+ * @command: the command text
+ *
+ * Sets the command text.
+ *
+ * Since: 0.1
+ */
+void
+terret_request_set_command (TerretRequest *self,
+                            const char    *command)
+{
+  g_return_if_fail (TERRET_IS_REQUEST (self));
+  g_return_if_fail (command != NULL);
+
+  if (set_string (&self->command, command))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COMMAND]);
+}
+
+/**
+ * terret_request_get_session:
+ * @self: a request
+ *
+ * Returns: the session key
+ *
+ * Since: 0.1
+ */
+const char *
+terret_request_get_session (TerretRequest *self)
+{
+  g_return_val_if_fail (TERRET_IS_REQUEST (self), NULL);
+
+  return self->session;
+}
+
+/**
+ * terret_request_set_session:
+ * @self: a request
+ * @session: (nullable): the session key, or %NULL for %TERRET_DEFAULT_SESSION
+ *
+ * Sets the session the command runs in.
+ *
+ * Since: 0.1
+ */
+void
+terret_request_set_session (TerretRequest *self,
+                            const char    *session)
+{
+  g_return_if_fail (TERRET_IS_REQUEST (self));
+
+  if (session == NULL)
+    session = TERRET_DEFAULT_SESSION;
+
+  if (set_string (&self->session, session))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION]);
+}
+
+/**
+ * terret_request_get_timeout:
+ * @self: a request
+ *
+ * Returns: the timeout in seconds, 0 for the backend's default
+ *
+ * Since: 0.1
+ */
+double
+terret_request_get_timeout (TerretRequest *self)
+{
+  g_return_val_if_fail (TERRET_IS_REQUEST (self), 0);
+
+  return self->timeout;
+}
+
+/**
+ * terret_request_set_timeout:
+ * @self: a request
+ * @seconds: the timeout in seconds, 0 for the backend's default
+ *
+ * Sets how long the command may run. A command still running then ends
+ * the run with a timed-out [class@Terret.Result], not an error.
+ *
+ * Since: 0.1
+ */
+void
+terret_request_set_timeout (TerretRequest *self,
+                            double         seconds)
+{
+  g_return_if_fail (TERRET_IS_REQUEST (self));
+  g_return_if_fail (seconds >= 0);
+
+  if (self->timeout != seconds)
+    {
+      self->timeout = seconds;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TIMEOUT]);
+    }
+}
+
+/**
+ * terret_request_get_cwd:
+ * @self: a request
+ *
+ * Returns: (nullable) (type filename): the working directory, or %NULL
+ *
+ * Since: 0.1
+ */
+const char *
+terret_request_get_cwd (TerretRequest *self)
+{
+  g_return_val_if_fail (TERRET_IS_REQUEST (self), NULL);
+
+  return self->cwd;
+}
+
+/**
+ * terret_request_set_cwd:
+ * @self: a request
+ * @cwd: (nullable) (type filename): the working directory, or %NULL for
+ *   the backend's
+ *
+ * Sets the working directory of this run.
+ *
+ * Since: 0.1
+ */
+void
+terret_request_set_cwd (TerretRequest *self,
+                        const char    *cwd)
+{
+  g_return_if_fail (TERRET_IS_REQUEST (self));
+
+  if (set_string (&self->cwd, cwd))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CWD]);
+}
+
+/**
+ * terret_request_get_env:
+ * @self: a request
+ *
+ * Returns: (array zero-terminated=1) (transfer none): the environment
+ *   overlay, as `VARIABLE=value` entries
+ *
+ * Since: 0.1
+ */
+const char * const *
+terret_request_get_env (TerretRequest *self)
+{
+  g_return_val_if_fail (TERRET_IS_REQUEST (self), NULL);
+
+  return (const char * const *)self->env;
+}
+
+/**
+ * terret_request_set_env:
+ * @self: a request
+ * @env: (nullable) (array zero-terminated=1): `VARIABLE=value` entries
+ *
+ * Replaces the environment overlay.
+ *
+ * Since: 0.1
+ */
+void
+terret_request_set_env (TerretRequest      *self,
+                        const char * const *env)
+{
+  g_return_if_fail (TERRET_IS_REQUEST (self));
+
+  g_strfreev (self->env);
+  self->env = env != NULL ? g_strdupv ((char **)env) : g_new0 (char *, 1);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ENV]);
+}
+
+/**
+ * terret_request_setenv:
+ * @self: a request
+ * @variable: the variable's name; must not contain `=`
+ * @value: its value
+ *
+ * Sets one variable of the environment overlay, replacing an earlier
+ * value of the same variable.
+ *
+ * Since: 0.1
+ */
+void
+terret_request_setenv (TerretRequest *self,
+                       const char    *variable,
+                       const char    *value)
+{
+  g_return_if_fail (TERRET_IS_REQUEST (self));
+  g_return_if_fail (variable != NULL && *variable != '\0');
+  g_return_if_fail (strchr (variable, '=') == NULL);
+  g_return_if_fail (value != NULL);
+
+  self->env = g_environ_setenv (self->env, variable, value, TRUE);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ENV]);
+}
+
+/**
+ * terret_request_set_progress_func:
+ * @self: a request
+ * @func: (nullable) (scope notified) (closure user_data) (destroy notify):
+ *   what receives output while the command runs, or %NULL
+ * @user_data: data for @func
+ * @notify: (nullable): frees @user_data when @func is replaced or the
+ *   request is finalized
+ *
+ * Sets the callback that receives the command's output as it arrives.
+ * Backends without %TERRET_CAPABILITY_PROGRESS never call it.
+ *
+ * Since: 0.1
+ */
+void
+terret_request_set_progress_func (TerretRequest      *self,
+                                  TerretProgressFunc  func,
+                                  gpointer            user_data,
+                                  GDestroyNotify      notify)
+{
+  GDestroyNotify old_notify;
+  gpointer old_data;
+
+  g_return_if_fail (TERRET_IS_REQUEST (self));
+
+  old_notify = self->progress_notify;
+  old_data = self->progress_data;
+
+  self->progress_func = func;
+  self->progress_data = user_data;
+  self->progress_notify = notify;
+
+  if (old_notify != NULL)
+    old_notify (old_data);
+}
+
+/**
+ * terret_request_has_progress_func:
+ * @self: a request
+ *
+ * For backends: whether anything listens to progress, so a backend can
+ * skip the work of framing output nobody reads.
+ *
+ * Returns: %TRUE when a progress callback is set
+ *
+ * Since: 0.1
+ */
+gboolean
+terret_request_has_progress_func (TerretRequest *self)
+{
+  g_return_val_if_fail (TERRET_IS_REQUEST (self), FALSE);
+
+  return self->progress_func != NULL;
+}
+
+/**
+ * terret_request_report_progress:
+ * @self: a request
+ * @stream: which stream the bytes came from
+ * @data: (array length=len): the bytes
+ * @len: how many
+ *
+ * For backends: hands output to the progress callback, if there is one.
+ * Empty output is not reported.
+ *
+ * Since: 0.1
+ */
+void
+terret_request_report_progress (TerretRequest *self,
+                                TerretStream   stream,
+                                const guint8  *data,
+                                gsize          len)
+{
+  g_autoptr(GBytes) bytes = NULL;
+
+  g_return_if_fail (TERRET_IS_REQUEST (self));
+  g_return_if_fail (data != NULL || len == 0);
+
+  if (self->progress_func == NULL || len == 0)
+    return;
+
+  bytes = g_bytes_new (data, len);
+  self->progress_func (self, stream, bytes, self->progress_data);
+}

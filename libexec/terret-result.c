@@ -1,0 +1,449 @@
+/* terret-result.c
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <sys/wait.h>
+
+#include "terret-result.h"
+
+/**
+ * TerretResult:
+ *
+ * What a command that ran left behind: its exit status or the signal that
+ * ended it, its output, and a notice when something happened that the
+ * caller did not ask for (a truncation, a session restart, a timeout).
+ *
+ * A result means the command ran. Its status is absent when the command
+ * did not report one (it was interrupted, timed out, or its shell ended
+ * under it): an exit code that was not seen is never invented. The
+ * output is bytes exactly as the command wrote them; past a backend's
+ * capture limit some bytes are dropped, and
+ * [method@Terret.Result.get_dropped] and
+ * [method@Terret.Result.get_cut_offset] say how many and where, so a
+ * renderer can show "… N bytes omitted …" at the right place.
+ *
+ * The setters are for backends, which build a result once before handing
+ * it to the caller.
+ *
+ * Since: 0.1
+ */
+struct _TerretResult
+{
+  GObject parent_instance;
+
+  GBytes *stdout_bytes;         /* (owned) */
+  GBytes *stderr_bytes;         /* (owned) (nullable) */
+  GString *notice;              /* (owned) (nullable) */
+  char *cwd;                    /* (owned) (nullable) */
+  guint64 dropped[2];
+  gsize cut_offset[2];
+  int exit_status;              /* -1 when none */
+  int term_signal;              /* 0 when none */
+  guint timed_out : 1;
+};
+
+G_DEFINE_FINAL_TYPE (TerretResult, terret_result, G_TYPE_OBJECT)
+
+static void
+terret_result_finalize (GObject *object)
+{
+  TerretResult *self = (TerretResult *)object;
+
+  g_clear_pointer (&self->stdout_bytes, g_bytes_unref);
+  g_clear_pointer (&self->stderr_bytes, g_bytes_unref);
+  if (self->notice != NULL)
+    g_string_free (g_steal_pointer (&self->notice), TRUE);
+  g_clear_pointer (&self->cwd, g_free);
+
+  G_OBJECT_CLASS (terret_result_parent_class)->finalize (object);
+}
+
+static void
+terret_result_class_init (TerretResultClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = terret_result_finalize;
+}
+
+static void
+terret_result_init (TerretResult *self)
+{
+  self->stdout_bytes = g_bytes_new (NULL, 0);
+  self->exit_status = -1;
+}
+
+/**
+ * terret_result_new:
+ *
+ * For backends: creates an empty result with no status and no output.
+ *
+ * Returns: (transfer full): a new result
+ *
+ * Since: 0.1
+ */
+TerretResult *
+terret_result_new (void)
+{
+  return g_object_new (TERRET_TYPE_RESULT, NULL);
+}
+
+/**
+ * terret_result_get_exited:
+ * @self: a result
+ *
+ * Returns: %TRUE when the command reported an exit status
+ *
+ * Since: 0.1
+ */
+gboolean
+terret_result_get_exited (TerretResult *self)
+{
+  g_return_val_if_fail (TERRET_IS_RESULT (self), FALSE);
+
+  return self->exit_status >= 0;
+}
+
+/**
+ * terret_result_get_exit_status:
+ * @self: a result
+ *
+ * Returns: the exit status, or -1 when the command did not report one
+ *
+ * Since: 0.1
+ */
+int
+terret_result_get_exit_status (TerretResult *self)
+{
+  g_return_val_if_fail (TERRET_IS_RESULT (self), -1);
+
+  return self->exit_status;
+}
+
+/**
+ * terret_result_get_term_signal:
+ * @self: a result
+ *
+ * Returns: the signal that ended the command, or 0 when none is known
+ *
+ * Since: 0.1
+ */
+int
+terret_result_get_term_signal (TerretResult *self)
+{
+  g_return_val_if_fail (TERRET_IS_RESULT (self), 0);
+
+  return self->term_signal;
+}
+
+/**
+ * terret_result_get_stdout:
+ * @self: a result
+ *
+ * The standard output as captured; for a backend without
+ * %TERRET_CAPABILITY_SEPARATE_STDERR, everything the command's terminal
+ * carried.
+ *
+ * Returns: (transfer none): the bytes, possibly empty
+ *
+ * Since: 0.1
+ */
+GBytes *
+terret_result_get_stdout (TerretResult *self)
+{
+  g_return_val_if_fail (TERRET_IS_RESULT (self), NULL);
+
+  return self->stdout_bytes;
+}
+
+/**
+ * terret_result_get_stderr:
+ * @self: a result
+ *
+ * Returns: (transfer none) (nullable): the standard error as captured, or
+ *   %NULL when the backend merges it into stdout
+ *
+ * Since: 0.1
+ */
+GBytes *
+terret_result_get_stderr (TerretResult *self)
+{
+  g_return_val_if_fail (TERRET_IS_RESULT (self), NULL);
+
+  return self->stderr_bytes;
+}
+
+/**
+ * terret_result_get_notice:
+ * @self: a result
+ *
+ * A notice tells the caller something happened that it did not ask for:
+ * output truncated, a session restarted and its cwd and variables lost,
+ * a timeout. It is kept out of the output so the output stays exactly
+ * what the command wrote.
+ *
+ * Returns: (nullable): the notice, or %NULL
+ *
+ * Since: 0.1
+ */
+const char *
+terret_result_get_notice (TerretResult *self)
+{
+  g_return_val_if_fail (TERRET_IS_RESULT (self), NULL);
+
+  return self->notice != NULL ? self->notice->str : NULL;
+}
+
+/**
+ * terret_result_get_timed_out:
+ * @self: a result
+ *
+ * Returns: %TRUE when the command ran past its timeout
+ *
+ * Since: 0.1
+ */
+gboolean
+terret_result_get_timed_out (TerretResult *self)
+{
+  g_return_val_if_fail (TERRET_IS_RESULT (self), FALSE);
+
+  return self->timed_out;
+}
+
+/**
+ * terret_result_get_dropped:
+ * @self: a result
+ * @stream: which stream
+ *
+ * Returns: how many bytes of @stream the capture dropped
+ *
+ * Since: 0.1
+ */
+guint64
+terret_result_get_dropped (TerretResult *self,
+                           TerretStream  stream)
+{
+  g_return_val_if_fail (TERRET_IS_RESULT (self), 0);
+  g_return_val_if_fail (stream <= TERRET_STREAM_STDERR, 0);
+
+  return self->dropped[stream];
+}
+
+/**
+ * terret_result_get_cut_offset:
+ * @self: a result
+ * @stream: which stream
+ *
+ * Where in the kept bytes of @stream the dropped bytes were: the length
+ * of the kept bytes when the head was kept, 0 when the tail was.
+ * Meaningful only when [method@Terret.Result.get_dropped] is not 0.
+ *
+ * Returns: a byte offset into the kept bytes
+ *
+ * Since: 0.1
+ */
+gsize
+terret_result_get_cut_offset (TerretResult *self,
+                              TerretStream  stream)
+{
+  g_return_val_if_fail (TERRET_IS_RESULT (self), 0);
+  g_return_val_if_fail (stream <= TERRET_STREAM_STDERR, 0);
+
+  return self->cut_offset[stream];
+}
+
+/**
+ * terret_result_get_cwd:
+ * @self: a result
+ *
+ * Returns: (nullable) (type filename): the session's working directory
+ *   after the run, where the backend knows it
+ *
+ * Since: 0.1
+ */
+const char *
+terret_result_get_cwd (TerretResult *self)
+{
+  g_return_val_if_fail (TERRET_IS_RESULT (self), NULL);
+
+  return self->cwd;
+}
+
+/**
+ * terret_result_set_exit_status:
+ * @self: a result
+ * @status: the exit status, 0 to 255, or -1 for none
+ *
+ * Since: 0.1
+ */
+void
+terret_result_set_exit_status (TerretResult *self,
+                               int           status)
+{
+  g_return_if_fail (TERRET_IS_RESULT (self));
+  g_return_if_fail (status >= -1 && status <= 255);
+
+  self->exit_status = status;
+}
+
+/**
+ * terret_result_set_term_signal:
+ * @self: a result
+ * @signum: the signal that ended the command, or 0 for none
+ *
+ * Since: 0.1
+ */
+void
+terret_result_set_term_signal (TerretResult *self,
+                               int           signum)
+{
+  g_return_if_fail (TERRET_IS_RESULT (self));
+  g_return_if_fail (signum >= 0);
+
+  self->term_signal = signum;
+}
+
+/**
+ * terret_result_set_wait_status:
+ * @self: a result
+ * @wait_status: a status as waitpid() reports it
+ *
+ * Sets the exit status or the terminating signal from a raw wait status.
+ *
+ * Since: 0.1
+ */
+void
+terret_result_set_wait_status (TerretResult *self,
+                               int           wait_status)
+{
+  g_return_if_fail (TERRET_IS_RESULT (self));
+
+  if (WIFEXITED (wait_status))
+    {
+      self->exit_status = WEXITSTATUS (wait_status);
+      self->term_signal = 0;
+    }
+  else if (WIFSIGNALED (wait_status))
+    {
+      self->exit_status = -1;
+      self->term_signal = WTERMSIG (wait_status);
+    }
+}
+
+/**
+ * terret_result_set_stdout:
+ * @self: a result
+ * @bytes: the captured standard output
+ *
+ * Since: 0.1
+ */
+void
+terret_result_set_stdout (TerretResult *self,
+                          GBytes       *bytes)
+{
+  g_return_if_fail (TERRET_IS_RESULT (self));
+  g_return_if_fail (bytes != NULL);
+
+  g_bytes_ref (bytes);
+  g_clear_pointer (&self->stdout_bytes, g_bytes_unref);
+  self->stdout_bytes = bytes;
+}
+
+/**
+ * terret_result_set_stderr:
+ * @self: a result
+ * @bytes: (nullable): the captured standard error, or %NULL when merged
+ *
+ * Since: 0.1
+ */
+void
+terret_result_set_stderr (TerretResult *self,
+                          GBytes       *bytes)
+{
+  g_return_if_fail (TERRET_IS_RESULT (self));
+
+  if (bytes != NULL)
+    g_bytes_ref (bytes);
+  g_clear_pointer (&self->stderr_bytes, g_bytes_unref);
+  self->stderr_bytes = bytes;
+}
+
+/**
+ * terret_result_add_notice:
+ * @self: a result
+ * @notice: one sentence for the caller
+ *
+ * Appends to the notice; sentences are joined with a space.
+ *
+ * Since: 0.1
+ */
+void
+terret_result_add_notice (TerretResult *self,
+                          const char   *notice)
+{
+  g_return_if_fail (TERRET_IS_RESULT (self));
+  g_return_if_fail (notice != NULL);
+
+  if (self->notice == NULL)
+    self->notice = g_string_new (notice);
+  else
+    g_string_append_printf (self->notice, " %s", notice);
+}
+
+/**
+ * terret_result_set_timed_out:
+ * @self: a result
+ * @timed_out: whether the command ran past its timeout
+ *
+ * Since: 0.1
+ */
+void
+terret_result_set_timed_out (TerretResult *self,
+                             gboolean      timed_out)
+{
+  g_return_if_fail (TERRET_IS_RESULT (self));
+
+  self->timed_out = !!timed_out;
+}
+
+/**
+ * terret_result_set_dropped:
+ * @self: a result
+ * @stream: which stream
+ * @dropped: how many bytes the capture dropped
+ * @cut_offset: where in the kept bytes they were
+ *
+ * Since: 0.1
+ */
+void
+terret_result_set_dropped (TerretResult *self,
+                           TerretStream  stream,
+                           guint64       dropped,
+                           gsize         cut_offset)
+{
+  g_return_if_fail (TERRET_IS_RESULT (self));
+  g_return_if_fail (stream <= TERRET_STREAM_STDERR);
+
+  self->dropped[stream] = dropped;
+  self->cut_offset[stream] = cut_offset;
+}
+
+/**
+ * terret_result_set_cwd:
+ * @self: a result
+ * @cwd: (nullable) (type filename): the session's working directory
+ *
+ * Since: 0.1
+ */
+void
+terret_result_set_cwd (TerretResult *self,
+                       const char   *cwd)
+{
+  g_return_if_fail (TERRET_IS_RESULT (self));
+
+  g_free (self->cwd);
+  self->cwd = g_strdup (cwd);
+}

@@ -1,0 +1,301 @@
+/* terret-settings.c: backend settings from the strings of a config file
+ * or a command line
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <math.h>
+
+#include "terret-error.h"
+#include "terret-settings-private.h"
+
+static gboolean
+invalid (GError    **error,
+         GParamSpec *pspec,
+         const char *text,
+         const char *why)
+{
+  g_autofree char *expected = _terret_settings_describe_type (pspec);
+
+  g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG,
+               "invalid value “%s” for %s: %s%sexpected %s",
+               text, g_param_spec_get_name (pspec),
+               why != NULL ? why : "", why != NULL ? "; " : "", expected);
+  return FALSE;
+}
+
+static gboolean
+parse_boolean (const char *text,
+               gboolean   *out)
+{
+  static const char * const yes[] = { "true", "yes", "on", "1", NULL };
+  static const char * const no[] = { "false", "no", "off", "0", NULL };
+
+  for (guint i = 0; yes[i] != NULL; i++)
+    {
+      if (g_ascii_strcasecmp (text, yes[i]) == 0 ||
+          g_ascii_strcasecmp (text, no[i]) == 0)
+        {
+          *out = g_ascii_strcasecmp (text, yes[i]) == 0;
+          return TRUE;
+        }
+    }
+
+  return FALSE;
+}
+
+/* A list in GKeyFile's own syntax (`a;b;c`, `\;` for a literal `;`), so a
+ * value reads the same in executor.conf and after `--set`. */
+static GStrv
+parse_list (const char *text)
+{
+  g_autoptr(GKeyFile) key_file = g_key_file_new ();
+
+  g_key_file_set_value (key_file, "list", "value", text);
+  return g_key_file_get_string_list (key_file, "list", "value", NULL, NULL);
+}
+
+static gboolean
+parse_integer (GParamSpec *pspec,
+               const char *text,
+               GValue     *value,
+               GError    **error)
+{
+  GType type = G_PARAM_SPEC_VALUE_TYPE (pspec);
+  g_autoptr(GError) local_error = NULL;
+  gint64 smin = 0, smax = 0, sval = 0;
+  guint64 umin = 0, umax = 0, uval = 0;
+  gboolean is_signed = TRUE;
+
+  if (G_IS_PARAM_SPEC_INT (pspec))
+    smin = G_PARAM_SPEC_INT (pspec)->minimum, smax = G_PARAM_SPEC_INT (pspec)->maximum;
+  else if (G_IS_PARAM_SPEC_LONG (pspec))
+    smin = G_PARAM_SPEC_LONG (pspec)->minimum, smax = G_PARAM_SPEC_LONG (pspec)->maximum;
+  else if (G_IS_PARAM_SPEC_INT64 (pspec))
+    smin = G_PARAM_SPEC_INT64 (pspec)->minimum, smax = G_PARAM_SPEC_INT64 (pspec)->maximum;
+  else
+    {
+      is_signed = FALSE;
+      if (G_IS_PARAM_SPEC_UINT (pspec))
+        umin = G_PARAM_SPEC_UINT (pspec)->minimum, umax = G_PARAM_SPEC_UINT (pspec)->maximum;
+      else if (G_IS_PARAM_SPEC_ULONG (pspec))
+        umin = G_PARAM_SPEC_ULONG (pspec)->minimum, umax = G_PARAM_SPEC_ULONG (pspec)->maximum;
+      else
+        umin = G_PARAM_SPEC_UINT64 (pspec)->minimum, umax = G_PARAM_SPEC_UINT64 (pspec)->maximum;
+    }
+
+  if (is_signed
+      ? !g_ascii_string_to_signed (text, 10, smin, smax, &sval, &local_error)
+      : !g_ascii_string_to_unsigned (text, 10, umin, umax, &uval, &local_error))
+    return invalid (error, pspec, text, local_error->message);
+
+  g_value_init (value, type);
+  if (type == G_TYPE_INT)
+    g_value_set_int (value, (int)sval);
+  else if (type == G_TYPE_LONG)
+    g_value_set_long (value, (long)sval);
+  else if (type == G_TYPE_INT64)
+    g_value_set_int64 (value, sval);
+  else if (type == G_TYPE_UINT)
+    g_value_set_uint (value, (guint)uval);
+  else if (type == G_TYPE_ULONG)
+    g_value_set_ulong (value, (gulong)uval);
+  else
+    g_value_set_uint64 (value, uval);
+
+  return TRUE;
+}
+
+static gboolean
+parse_double (GParamSpec *pspec,
+              const char *text,
+              GValue     *value,
+              GError    **error)
+{
+  double min, max, val;
+  char *end = NULL;
+
+  if (G_IS_PARAM_SPEC_DOUBLE (pspec))
+    min = G_PARAM_SPEC_DOUBLE (pspec)->minimum, max = G_PARAM_SPEC_DOUBLE (pspec)->maximum;
+  else
+    min = G_PARAM_SPEC_FLOAT (pspec)->minimum, max = G_PARAM_SPEC_FLOAT (pspec)->maximum;
+
+  val = g_ascii_strtod (text, &end);
+  if (*text == '\0' || end == NULL || *end != '\0' || !isfinite (val))
+    return invalid (error, pspec, text, "not a number");
+  if (val < min || val > max)
+    return invalid (error, pspec, text, "out of range");
+
+  g_value_init (value, G_PARAM_SPEC_VALUE_TYPE (pspec));
+  if (G_IS_PARAM_SPEC_DOUBLE (pspec))
+    g_value_set_double (value, val);
+  else
+    g_value_set_float (value, (float)val);
+
+  return TRUE;
+}
+
+/*
+ * _terret_settings_value_from_string:
+ *
+ * Converts @text to a value of @pspec's type, within @pspec's range, or
+ * fails with an error that says what is allowed. @value must be
+ * unset (G_VALUE_INIT); it is initialized on success.
+ */
+gboolean
+_terret_settings_value_from_string (GParamSpec  *pspec,
+                                    const char  *text,
+                                    GValue      *value,
+                                    GError     **error)
+{
+  GType type = G_PARAM_SPEC_VALUE_TYPE (pspec);
+
+  g_assert (G_IS_PARAM_SPEC (pspec));
+  g_assert (text != NULL);
+
+  if (type == G_TYPE_STRING)
+    {
+      const char *fallback = G_PARAM_SPEC_STRING (pspec)->default_value;
+
+      g_value_init (value, type);
+      /* An empty value puts a setting that defaults to "unset" back to it
+       * (`cwd=` means the host's cwd again). */
+      g_value_set_string (value, (*text == '\0' && fallback == NULL) ? NULL : text);
+      return TRUE;
+    }
+
+  if (type == G_TYPE_BOOLEAN)
+    {
+      gboolean b;
+
+      if (!parse_boolean (text, &b))
+        return invalid (error, pspec, text, NULL);
+      g_value_init (value, type);
+      g_value_set_boolean (value, b);
+      return TRUE;
+    }
+
+  if (type == G_TYPE_INT || type == G_TYPE_UINT || type == G_TYPE_LONG ||
+      type == G_TYPE_ULONG || type == G_TYPE_INT64 || type == G_TYPE_UINT64)
+    return parse_integer (pspec, text, value, error);
+
+  if (type == G_TYPE_DOUBLE || type == G_TYPE_FLOAT)
+    return parse_double (pspec, text, value, error);
+
+  if (G_TYPE_IS_ENUM (type))
+    {
+      g_autoptr(GEnumClass) klass = g_type_class_ref (type);
+      GEnumValue *ev = g_enum_get_value_by_nick (klass, text);
+
+      if (ev == NULL)
+        ev = g_enum_get_value_by_name (klass, text);
+      if (ev == NULL)
+        return invalid (error, pspec, text, NULL);
+      g_value_init (value, type);
+      g_value_set_enum (value, ev->value);
+      return TRUE;
+    }
+
+  if (G_TYPE_IS_FLAGS (type))
+    {
+      g_autoptr(GFlagsClass) klass = g_type_class_ref (type);
+      g_auto(GStrv) parts = g_strsplit_set (text, "|,", -1);
+      guint flags = 0;
+
+      for (guint i = 0; parts[i] != NULL; i++)
+        {
+          const char *part = g_strstrip (parts[i]);
+          GFlagsValue *fv;
+
+          if (*part == '\0')
+            continue;
+          fv = g_flags_get_value_by_nick (klass, part);
+          if (fv == NULL)
+            fv = g_flags_get_value_by_name (klass, part);
+          if (fv == NULL)
+            return invalid (error, pspec, text, NULL);
+          flags |= fv->value;
+        }
+      g_value_init (value, type);
+      g_value_set_flags (value, flags);
+      return TRUE;
+    }
+
+  if (type == G_TYPE_STRV)
+    {
+      g_auto(GStrv) list = parse_list (text);
+
+      if (list == NULL)
+        return invalid (error, pspec, text, NULL);
+      g_value_init (value, type);
+      g_value_take_boxed (value, g_steal_pointer (&list));
+      return TRUE;
+    }
+
+  g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG,
+               "%s cannot be set from text (its type is %s)",
+               g_param_spec_get_name (pspec), g_type_name (type));
+  return FALSE;
+}
+
+/* What a value of @pspec's type looks like, for error messages and the
+ * CLI's listing. */
+char *
+_terret_settings_describe_type (GParamSpec *pspec)
+{
+  GType type = G_PARAM_SPEC_VALUE_TYPE (pspec);
+
+#define RANGE(kind, fmt, cast) \
+  if (G_IS_PARAM_SPEC_##kind (pspec)) \
+    return g_strdup_printf ("an integer from %" fmt " to %" fmt, \
+                            (cast)G_PARAM_SPEC_##kind (pspec)->minimum, \
+                            (cast)G_PARAM_SPEC_##kind (pspec)->maximum)
+  RANGE (INT, G_GINT64_FORMAT, gint64);
+  RANGE (LONG, G_GINT64_FORMAT, gint64);
+  RANGE (INT64, G_GINT64_FORMAT, gint64);
+  RANGE (UINT, G_GUINT64_FORMAT, guint64);
+  RANGE (ULONG, G_GUINT64_FORMAT, guint64);
+  RANGE (UINT64, G_GUINT64_FORMAT, guint64);
+#undef RANGE
+
+  if (G_IS_PARAM_SPEC_DOUBLE (pspec))
+    return g_strdup_printf ("a number from %g to %g",
+                            G_PARAM_SPEC_DOUBLE (pspec)->minimum,
+                            G_PARAM_SPEC_DOUBLE (pspec)->maximum);
+  if (G_IS_PARAM_SPEC_FLOAT (pspec))
+    return g_strdup_printf ("a number from %g to %g",
+                            (double)G_PARAM_SPEC_FLOAT (pspec)->minimum,
+                            (double)G_PARAM_SPEC_FLOAT (pspec)->maximum);
+  if (type == G_TYPE_BOOLEAN)
+    return g_strdup ("true or false");
+  if (type == G_TYPE_STRING)
+    return g_strdup ("a string");
+  if (type == G_TYPE_STRV)
+    return g_strdup ("a list separated by ';'");
+
+  if (G_TYPE_IS_ENUM (type) || G_TYPE_IS_FLAGS (type))
+    {
+      g_autoptr(GString) s = g_string_new (G_TYPE_IS_ENUM (type) ? "one of " : "any of ");
+
+      if (G_TYPE_IS_ENUM (type))
+        {
+          g_autoptr(GEnumClass) klass = g_type_class_ref (type);
+
+          for (guint i = 0; i < klass->n_values; i++)
+            g_string_append_printf (s, "%s%s", i ? ", " : "", klass->values[i].value_nick);
+        }
+      else
+        {
+          g_autoptr(GFlagsClass) klass = g_type_class_ref (type);
+
+          for (guint i = 0; i < klass->n_values; i++)
+            g_string_append_printf (s, "%s%s", i ? ", " : "", klass->values[i].value_nick);
+          g_string_append (s, " (joined with '|')");
+        }
+      return g_string_free (g_steal_pointer (&s), FALSE);
+    }
+
+  return g_strdup (g_type_name (type));
+}

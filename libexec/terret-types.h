@@ -1,0 +1,68 @@
+/* terret-types.h: enumerations shared by the whole API
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#if !defined(__TERRET_EXEC_INSIDE__) && !defined(TERRET_EXEC_COMPILATION)
+#error "Only <terret-exec.h> can be included directly."
+#endif
+
+#include <glib.h>
+
+#include "terret-version-macros.h"
+
+G_BEGIN_DECLS
+
+/**
+ * TerretStream:
+ * @TERRET_STREAM_STDOUT: the command's standard output; for a backend
+ *   that runs commands on a terminal, everything the terminal carried
+ * @TERRET_STREAM_STDERR: the command's standard error, for backends with
+ *   %TERRET_CAPABILITY_SEPARATE_STDERR
+ *
+ * Which output stream some bytes came from.
+ *
+ * Since: 0.1
+ */
+typedef enum {
+  TERRET_STREAM_STDOUT,
+  TERRET_STREAM_STDERR,
+} TerretStream;
+
+/**
+ * TerretCapabilities:
+ * @TERRET_CAPABILITY_NONE: nothing beyond the interface itself
+ * @TERRET_CAPABILITY_RUNS_COMMANDS: commands actually run (every backend
+ *   but noshell)
+ * @TERRET_CAPABILITY_PERSISTENT_SESSIONS: one shell serves every run of a
+ *   session key, so `cd` and `export` persist from one run to the next
+ * @TERRET_CAPABILITY_SEPARATE_STDERR: stderr is captured apart from stdout;
+ *   without it [method@Terret.Result.get_stderr] is %NULL
+ * @TERRET_CAPABILITY_REQUEST_CWD: a request's cwd is honoured
+ * @TERRET_CAPABILITY_REQUEST_ENV: a request's environment overlay is honoured
+ * @TERRET_CAPABILITY_PROGRESS: output reaches the request's progress
+ *   callback while the command runs
+ * @TERRET_CAPABILITY_REPORTS_CWD: results carry the session's cwd after the run
+ * @TERRET_CAPABILITY_SESSION_PID: [method@Terret.Executor.get_session_pid]
+ *   names a local process
+ *
+ * What a backend offers. A host (and the conformance checks) decides what
+ * to rely on from these flags, never from a backend's name.
+ *
+ * Since: 0.1
+ */
+typedef enum /*< flags >*/ {
+  TERRET_CAPABILITY_NONE                = 0,
+  TERRET_CAPABILITY_RUNS_COMMANDS       = 1 << 0,
+  TERRET_CAPABILITY_PERSISTENT_SESSIONS = 1 << 1,
+  TERRET_CAPABILITY_SEPARATE_STDERR     = 1 << 2,
+  TERRET_CAPABILITY_REQUEST_CWD         = 1 << 3,
+  TERRET_CAPABILITY_REQUEST_ENV         = 1 << 4,
+  TERRET_CAPABILITY_PROGRESS            = 1 << 5,
+  TERRET_CAPABILITY_REPORTS_CWD         = 1 << 6,
+  TERRET_CAPABILITY_SESSION_PID         = 1 << 7,
+} TerretCapabilities;
+
+G_END_DECLS

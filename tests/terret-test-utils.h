@@ -1,0 +1,31 @@
+/* terret-test-utils.h: what every test program shares
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include <terret-exec.h>
+
+G_BEGIN_DECLS
+
+void           terret_test_init                    (int            *argc,
+                                                    char         ***argv);
+TerretResult  *terret_test_run                     (TerretExecutor *executor,
+                                                    TerretRequest  *request,
+                                                    GError        **error);
+TerretResult  *terret_test_run_command             (TerretExecutor *executor,
+                                                    const char     *command,
+                                                    GError        **error);
+void           terret_test_assert_bytes_eq         (GBytes         *bytes,
+                                                    const char     *expected,
+                                                    gssize          expected_len);
+guint          terret_test_count_session_members   (GPid            sid);
+gboolean       terret_test_process_alive           (GPid            pid);
+char          *terret_test_make_tmpdir             (void);
+const char    *terret_test_cli_path                (void);
+
+#define terret_test_assert_bytes_str(bytes, str) \
+  terret_test_assert_bytes_eq ((bytes), (str), -1)
+
+G_END_DECLS
