@@ -31,15 +31,20 @@ gsize terret_utf8_whole_suffix (const guint8 *data,
  *
  * Every byte appended has a stream offset (the first byte is offset 0).
  * Below the limit all bytes are retained. Past it the bytes beyond the
- * limit are counted and discarded, except for a rolling window of at
- * least `window` bytes ending at the stream's end, which begins no later
- * than `limit - window` so a marker straddling the limit is still whole
- * in it. [method@Terret.HeadCapture.peek] returns the contiguous region a
- * marker scanner searches.
+ * limit are counted and discarded, except for a rolling window that
+ * ends at the stream's end and holds the latest append and at least
+ * `window` bytes before it, so a marker of up to `window` bytes that ends
+ * in the latest append is whole in it, even one that straddles the
+ * limit. [method@Terret.HeadCapture.peek] returns the contiguous region
+ * a marker scanner searches after each append, and
+ * [method@Terret.HeadCapture.finish] ends the capture where the marker
+ * begins, so no byte of the marker is ever returned as output.
  *
  * Since: 0.1
  */
 typedef struct _TerretHeadCapture TerretHeadCapture;
+
+#define TERRET_TYPE_HEAD_CAPTURE (terret_head_capture_get_type ())
 
 TERRET_AVAILABLE_IN_0_1
 GType               terret_head_capture_get_type      (void) G_GNUC_CONST;
@@ -76,6 +81,8 @@ GBytes             *terret_head_capture_finish_partial (TerretHeadCapture *self,
  * Since: 0.1
  */
 typedef struct _TerretTailCapture TerretTailCapture;
+
+#define TERRET_TYPE_TAIL_CAPTURE (terret_tail_capture_get_type ())
 
 /**
  * TERRET_TAIL_CAPTURE_DEFAULT_WINDOW:
