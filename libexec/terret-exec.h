@@ -16,5 +16,7 @@
 #include "terret-result.h"
 #include "terret-executor.h"
 #include "terret-backend-info.h"
+#include "terret-shell-channel.h"
+#include "terret-shell-session.h"
 
 #undef __TERRET_EXEC_INSIDE__

@@ -1,0 +1,251 @@
+/* terret-pty-channel.c: a shell on a local pseudo-terminal
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <gio/gio.h>
+
+#include "terret-pty-channel.h"
+
+/*
+ * TerretPtyChannel:
+ *
+ * Carries a session's bash on a pseudo-terminal of this host. bash gets
+ * the terminal as its controlling terminal in a session of its own, so
+ * it leads the process group that every child joins (job control is off)
+ * and one signal to the group ends all of it. The terminal's modes are
+ * set on the master, from the host side, before every exchange.
+ */
+struct _TerretPtyChannel
+{
+  TerretShellChannel parent_instance;
+};
+
+G_DEFINE_DYNAMIC_TYPE_EXTENDED (TerretPtyChannel, terret_pty_channel, TERRET_TYPE_SHELL_CHANNEL,
+                                G_TYPE_FLAG_FINAL, {})
+
+/* A conventional size: some programs ask, and 0x0 makes them guess. */
+#define PTY_ROWS 24
+#define PTY_COLUMNS 80
+
+typedef struct
+{
+  pid_t parent;
+  gboolean parent_death_signal;
+} ChildSetup;
+
+/* Runs in the child between fork and exec: async-signal-safe calls only. */
+static void
+child_setup (gpointer user_data)
+{
+  const ChildSetup *setup = user_data;
+  sigset_t none;
+
+  /* A disposition the host set to "ignore" (SIGPIPE, often) would be
+   * inherited across exec, and `yes | head` would then print errors
+   * instead of ending quietly; the shell starts from the defaults. */
+  for (int sig = 1; sig < NSIG; sig++)
+    if (sig != SIGKILL && sig != SIGSTOP)
+      signal (sig, SIG_DFL);
+  sigemptyset (&none);
+  sigprocmask (SIG_SETMASK, &none, NULL);
+
+  /* A session of its own, with the terminal (already on 0, 1 and 2) as
+   * its controlling terminal: bash leads the process group that the
+   * terminal's ^C reaches and that the channel ends as a unit. */
+  if (setsid () < 0 || ioctl (STDIN_FILENO, TIOCSCTTY, 0) < 0)
+    _exit (127);
+
+  /* If the host dies, so does its shell; the terminal's hangup takes the
+   * rest of the session. The signal fires when the forking *thread* ends,
+   * so it is only asked for when that thread is the main one (see
+   * terret_pty_channel_spawn()). Checking the parent after setting it
+   * closes the race with a host that died before the prctl. */
+  if (setup->parent_death_signal)
+    {
+      if (prctl (PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid () != setup->parent)
+        _exit (127);
+    }
+}
+
+/* The modes the protocol relies on, set on the master (Linux applies a
+ * master's termios ioctls to the terminal itself):
+ * - no echo, so requests do not come back as output;
+ * - no output processing, so a newline is not rewritten as CR-LF and the
+ *   bytes are the command's;
+ * - non-canonical input, VMIN 1 VTIME 0, so no line length limit applies
+ *   to a request and no byte is special but the signal characters;
+ * - no software flow control, so a stray ^S cannot wedge the stream;
+ * - ISIG kept, so ^C still interrupts the foreground group. */
+static gboolean
+set_modes (int      fd,
+           GError **error)
+{
+  struct termios modes;
+
+  if (tcgetattr (fd, &modes) < 0)
+    goto fail;
+
+  modes.c_lflag &= ~(ECHO | ECHOE | ECHOK | ECHONL | ICANON | IEXTEN);
+  modes.c_lflag |= ISIG;
+  modes.c_oflag &= ~OPOST;
+  modes.c_iflag &= ~(IXON | IXOFF | IXANY);
+  modes.c_cc[VMIN] = 1;
+  modes.c_cc[VTIME] = 0;
+
+  if (tcsetattr (fd, TCSANOW, &modes) < 0)
+    goto fail;
+
+  return TRUE;
+
+fail:
+  {
+    int saved_errno = errno;
+
+    g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                 "Could not set the terminal's modes: %s", g_strerror (saved_errno));
+  }
+  return FALSE;
+}
+
+static int
+open_master (GError **error)
+{
+  int master = posix_openpt (O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+  if (master < 0 || grantpt (master) < 0 || unlockpt (master) < 0)
+    {
+      int saved_errno = errno;
+
+      if (master >= 0)
+        close (master);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   "Could not open a pseudo-terminal: %s", g_strerror (saved_errno));
+      return -1;
+    }
+
+  return master;
+}
+
+static gboolean
+terret_pty_channel_spawn (TerretShellChannel  *channel,
+                          const char * const  *argv,
+                          const char * const  *envp,
+                          const char          *cwd,
+                          GError             **error)
+{
+  struct winsize size = { PTY_ROWS, PTY_COLUMNS, 0, 0 };
+  char name[128];
+  ChildSetup setup;
+  GPid pid = 0;
+  int master, slave;
+  gboolean ok;
+
+  master = open_master (error);
+  if (master < 0)
+    return FALSE;
+
+  /* O_NOCTTY: a host with no controlling terminal must not acquire this
+   * one by opening it. */
+  if (ptsname_r (master, name, sizeof name) != 0 ||
+      (slave = open (name, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0)
+    {
+      int saved_errno = errno;
+
+      close (master);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   "Could not open a pseudo-terminal: %s", g_strerror (saved_errno));
+      return FALSE;
+    }
+
+  /* In place before bash starts, so not even its first prompt is echoed
+   * or rewritten. */
+  ioctl (master, TIOCSWINSZ, &size);
+  if (!set_modes (master, error))
+    {
+      close (slave);
+      close (master);
+      return FALSE;
+    }
+
+  setup.parent = getpid ();
+  setup.parent_death_signal = gettid () == getpid ();
+
+  ok = g_spawn_async_with_pipes_and_fds (cwd, argv, envp,
+                                         G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH,
+                                         child_setup, &setup,
+                                         slave, slave, slave,
+                                         NULL, NULL, 0,
+                                         &pid, NULL, NULL, NULL,
+                                         error);
+  close (slave);
+
+  if (!ok)
+    {
+      close (master);
+      return FALSE;
+    }
+
+  terret_shell_channel_set_process (channel, pid, master, master);
+  return TRUE;
+}
+
+static gboolean
+terret_pty_channel_prepare_run (TerretShellChannel  *channel,
+                                GError             **error)
+{
+  return set_modes (terret_shell_channel_get_write_fd (channel), error);
+}
+
+static void
+terret_pty_channel_class_init (TerretPtyChannelClass *klass)
+{
+  TerretShellChannelClass *channel_class = TERRET_SHELL_CHANNEL_CLASS (klass);
+
+  channel_class->spawn = terret_pty_channel_spawn;
+  channel_class->prepare_run = terret_pty_channel_prepare_run;
+}
+
+static void
+terret_pty_channel_class_finalize (TerretPtyChannelClass *klass)
+{
+}
+
+static void
+terret_pty_channel_init (TerretPtyChannel *self)
+{
+}
+
+void
+terret_pty_channel_register (GTypeModule *module)
+{
+  terret_pty_channel_register_type (module);
+}
+
+TerretShellChannel *
+terret_pty_channel_new (void)
+{
+  return g_object_new (TERRET_TYPE_PTY_CHANNEL, NULL);
+}
+
+/* Whether this host can give a shell a terminal at all. */
+gboolean
+terret_pty_channel_check_host (GError **error)
+{
+  int master = open_master (error);
+
+  if (master < 0)
+    return FALSE;
+
+  close (master);
+  return TRUE;
+}

@@ -1,0 +1,912 @@
+/* test-pty.c: the pty backend, with real bash on real terminals
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "terret-test-utils.h"
+
+static TerretExecutor *
+new_executor (void)
+{
+  g_autoptr(GError) error = NULL;
+  TerretExecutor *executor = terret_executor_new ("pty", &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (executor);
+  return executor;
+}
+
+static TerretResult *
+run_in (TerretExecutor *executor,
+        const char     *session,
+        const char     *command,
+        double          timeout)
+{
+  g_autoptr(TerretRequest) request = terret_request_new (command);
+  g_autoptr(GError) error = NULL;
+  TerretResult *result;
+
+  terret_request_set_session (request, session);
+  terret_request_set_timeout (request, timeout);
+  result = terret_executor_run (executor, request, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (result);
+  return result;
+}
+
+static TerretResult *
+run (TerretExecutor *executor,
+     const char     *command)
+{
+  return run_in (executor, TERRET_DEFAULT_SESSION, command, 0);
+}
+
+/* A run that must complete normally with @status and exactly @expected. */
+static void
+assert_run (TerretExecutor *executor,
+            const char     *command,
+            int             status,
+            const char     *expected)
+{
+  g_autoptr(TerretResult) result = run (executor, command);
+
+  g_assert_true (terret_result_get_exited (result));
+  g_assert_cmpint (terret_result_get_exit_status (result), ==, status);
+  g_assert_false (terret_result_get_timed_out (result));
+  g_assert_null (terret_result_get_stderr (result));
+  terret_test_assert_bytes_str (terret_result_get_stdout (result), expected);
+}
+
+static char *
+bytes_to_string (GBytes *bytes)
+{
+  gsize len;
+  const char *data = g_bytes_get_data (bytes, &len);
+
+  return g_strndup (data, len);
+}
+
+/* Waits, without a timing assertion, until nothing is left in @sid: a
+ * SIGKILLed process may take a moment to leave the process table. */
+static void
+assert_session_gone (GPid sid)
+{
+  for (guint i = 0; i < 500 && terret_test_count_session_members (sid) > 0; i++)
+    g_usleep (10 * 1000);
+  g_assert_cmpuint (terret_test_count_session_members (sid), ==, 0);
+}
+
+/* --- Exactness -------------------------------------------------------- */
+
+static void
+test_exact_basic (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+
+  assert_run (executor, "printf 'no newline'", 0, "no newline");
+  assert_run (executor, "printf 'a\\rb\\r'", 0, "a\rb\r");
+  assert_run (executor, "echo one; echo two >&2", 0, "one\ntwo\n");
+  assert_run (executor, "false", 1, "");
+  assert_run (executor, "(exit 255)", 255, "");
+  assert_run (executor, "", 0, "");
+  assert_run (executor, "printf '%s\\n' \"$TERM $PAGER $GIT_PAGER $MANPAGER\"", 0,
+              "dumb cat cat cat\n");
+  /* A host that ignores SIGPIPE must not hand that to the shell. */
+  assert_run (executor, "yes | head -n 1", 0, "y\n");
+}
+
+static void
+test_exact_job_line (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autoptr(TerretResult) result = run (executor, "sleep 0.1 & wait");
+  g_autofree char *out = bytes_to_string (terret_result_get_stdout (result));
+
+  /* The shell's own line is reported, not hidden. */
+  g_assert_true (g_regex_match_simple ("^\\[1\\] [0-9]+\n$", out, 0, 0));
+  g_assert_cmpint (terret_result_get_exit_status (result), ==, 0);
+}
+
+static void
+test_exact_syntax_error (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  const char *commands[] = { "echo \"unclosed", "if true", "echo 'a", "( echo", "echo done \\" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      /* A long timeout: the run must end by itself, with bash's status. */
+      g_autoptr(TerretResult) result = run_in (executor, TERRET_DEFAULT_SESSION, commands[i], 60);
+      g_autofree char *out = bytes_to_string (terret_result_get_stdout (result));
+
+      g_assert_false (terret_result_get_timed_out (result));
+      if (i < 4)
+        {
+          g_assert_cmpint (terret_result_get_exit_status (result), ==, 2);
+          g_assert_nonnull (strstr (out, "unexpected"));
+        }
+    }
+  assert_run (executor, "echo fine", 0, "fine\n");
+}
+
+static void
+test_exact_long_command (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autoptr(GString) command = g_string_new ("echo ");
+  g_autoptr(GString) expected = g_string_new (NULL);
+
+  for (guint i = 0; i < 20000; i++)
+    g_string_append_c (expected, 'a' + i % 26);
+  g_string_append (command, expected->str);
+  g_string_append_c (expected, '\n');
+
+  assert_run (executor, command->str, 0, expected->str);
+}
+
+static void
+test_exact_multiline (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+
+  assert_run (executor, "cat <<'EOF'\nline one\n  $HOME stays\nEOF\necho done", 0,
+              "line one\n  $HOME stays\ndone\n");
+  assert_run (executor, "for i in 1 2 3\ndo\n  echo $i\ndone", 0, "1\n2\n3\n");
+  assert_run (executor, "f() {\n  echo \"in f: $1\"\n}\nf x", 0, "in f: x\n");
+  assert_run (executor, "f y", 0, "in f: y\n");
+}
+
+static void
+test_exact_control_bytes (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+
+  /* Raw, a 0x03 would be a SIGINT and 0x1a a SIGTSTP; 0x04 an EOF. */
+  assert_run (executor, "printf '%s' '\x03\x1a\x04\x1c\x7f\xc3\xa9' | od -An -tx1", 0,
+              " 03 1a 04 1c 7f c3 a9\n");
+  assert_run (executor, "echo 'it'\"'\"'s' \\\\ ! \"!x\"", 0, "it's \\ ! !x\n");
+}
+
+/* --- Persistence ------------------------------------------------------ */
+
+static void
+test_session_persistence (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autofree char *dir = terret_test_make_tmpdir ();
+  g_autofree char *cd = g_strdup_printf ("cd '%s'; export TERRET_FOO=bar; X=local", dir);
+  g_autofree char *expected = g_strdup_printf ("%s bar local\n", dir);
+  g_autoptr(TerretResult) first = run (executor, cd);
+  g_autoptr(TerretResult) other = NULL;
+
+  g_assert_cmpstr (terret_result_get_cwd (first), ==, dir);
+  assert_run (executor, "echo \"$PWD $TERRET_FOO $X\"", 0, expected);
+
+  /* Another key is another shell. */
+  other = run_in (executor, "other", "echo \"$TERRET_FOO\"", 0);
+  terret_test_assert_bytes_str (terret_result_get_stdout (other), "\n");
+  g_assert_cmpint (terret_executor_get_session_pid (executor, "other"), !=,
+                   terret_executor_get_session_pid (executor, TERRET_DEFAULT_SESSION));
+}
+
+static void
+test_session_pid (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autoptr(TerretResult) result = NULL;
+  g_autofree char *expected = NULL;
+  GPid pid;
+
+  g_assert_cmpint (terret_executor_get_session_pid (executor, "none"), ==, 0);
+  g_assert_true (terret_executor_get_capabilities (executor) & TERRET_CAPABILITY_SESSION_PID);
+
+  result = run (executor, "echo $$");
+  pid = terret_executor_get_session_pid (executor, TERRET_DEFAULT_SESSION);
+  g_assert_cmpint (pid, >, 0);
+  expected = g_strdup_printf ("%d\n", pid);
+  terret_test_assert_bytes_str (terret_result_get_stdout (result), expected);
+}
+
+static void
+test_cwd_newline (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autofree char *base = terret_test_make_tmpdir ();
+  g_autofree char *dir = g_build_filename (base, "a\nb;0\x01", NULL);
+  g_autoptr(TerretResult) result = NULL;
+
+  g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+  {
+    g_autofree char *command = g_strdup_printf ("cd '%s'", dir);
+
+    result = run (executor, command);
+  }
+  g_assert_cmpint (terret_result_get_exit_status (result), ==, 0);
+  g_assert_cmpstr (terret_result_get_cwd (result), ==, dir);
+}
+
+/* --- Forgery ---------------------------------------------------------- */
+
+static void
+test_forgery_printf_function (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+
+  assert_run (executor, "printf() { echo intercepted; }; alias printf='echo aliased'", 0, "");
+  assert_run (executor, "echo still; (exit 3)", 3, "still\n");
+}
+
+static void
+test_forgery_debug_trap (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autoptr(TerretResult) result = NULL;
+  g_autofree char *out = NULL;
+
+  /* The trap already fires for the marker line of the run that sets it. */
+  result = run (executor, "trap 'echo \"[$BASH_COMMAND]\"' DEBUG");
+  g_assert_cmpint (terret_result_get_exit_status (result), ==, 0);
+  g_clear_object (&result);
+
+  result = run (executor, "echo hi; (exit 4)");
+  out = bytes_to_string (terret_result_get_stdout (result));
+
+  /* The trap shows the request, in halves, and the marker still parses. */
+  g_assert_cmpint (terret_result_get_exit_status (result), ==, 4);
+  g_assert_nonnull (strstr (out, "hi\n"));
+  g_assert_nonnull (strstr (out, "printf"));
+  g_clear_object (&result);
+
+  result = run (executor, "trap - DEBUG");
+  g_assert_cmpint (terret_result_get_exit_status (result), ==, 0);
+  assert_run (executor, "echo clean", 0, "clean\n");
+}
+
+static void
+test_forgery_history (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autofree char *home = terret_test_make_tmpdir ();
+  g_autofree char *histfile = g_build_filename (home, ".bash_history", NULL);
+  g_autofree char *env = g_strdup_printf ("HOME=%s", home);
+  const char *envv[] = { env, NULL };
+
+  g_object_set (executor, "env", envv, NULL);
+  assert_run (executor, "echo one", 0, "one\n");
+  assert_run (executor, "history; fc -l 2>/dev/null; echo \"[$HISTFILE]\"", 0, "[]\n");
+  terret_executor_close_all (executor);
+
+  /* A hangup is when bash saves history; it must have nowhere to. */
+  assert_run (executor, "echo two", 0, "two\n");
+  {
+    g_autoptr(TerretResult) result = run (executor, "kill -HUP $$");
+
+    g_assert_false (terret_result_get_exited (result));
+  }
+  g_assert_false (g_file_test (histfile, G_FILE_TEST_EXISTS));
+}
+
+/* --- Stdin readers and the terminal ----------------------------------- */
+
+static void
+test_stdin_readers (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  const char *readers[] = { "read x; echo \"got $x\"", "cat", "head -c 1" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (readers); i++)
+    {
+      g_autoptr(TerretResult) result = run_in (executor, TERRET_DEFAULT_SESSION, readers[i], 0.5);
+
+      /* The reader saw none of the protocol: it waited for input. */
+      g_assert_true (terret_result_get_timed_out (result));
+      g_assert_false (terret_result_get_exited (result));
+      terret_test_assert_bytes_str (terret_result_get_stdout (result), "");
+      assert_run (executor, "echo next", 0, "next\n");
+    }
+}
+
+static void
+test_stty_echo (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+
+  assert_run (executor, "stty echo icanon onlcr ixon", 0, "");
+  assert_run (executor, "echo after", 0, "after\n");
+  assert_run (executor, "printf 'x\\ny\\n'", 0, "x\ny\n");
+}
+
+/* --- Caps ------------------------------------------------------------- */
+
+static void
+assert_capped (TerretExecutor *executor,
+               const char     *command,
+               const char     *expected,
+               gssize          expected_len,
+               guint64         dropped)
+{
+  g_autoptr(TerretResult) result = run (executor, command);
+
+  g_assert_cmpint (terret_result_get_exit_status (result), ==, 0);
+  terret_test_assert_bytes_eq (terret_result_get_stdout (result), expected, expected_len);
+  g_assert_cmpuint (terret_result_get_dropped (result, TERRET_STREAM_STDOUT), ==, dropped);
+  if (dropped > 0)
+    {
+      g_assert_nonnull (terret_result_get_notice (result));
+      g_assert_cmpuint (terret_result_get_cut_offset (result, TERRET_STREAM_STDOUT), ==,
+                        g_bytes_get_size (terret_result_get_stdout (result)));
+    }
+  else
+    g_assert_null (terret_result_get_notice (result));
+}
+
+static void
+test_cap_around_limit (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  const guint limit = 100;
+
+  g_object_set (executor, "max-output", (guint64)limit, NULL);
+
+  /* Every length around the limit, including those where the marker
+   * begins inside the kept bytes and straddles the cap. */
+  for (guint n = limit - 40; n <= limit + 40; n++)
+    {
+      g_autofree char *command = g_strdup_printf ("head -c %u /dev/zero | tr '\\0' x", n);
+      g_autofree char *expected = g_strnfill (MIN (n, limit), 'x');
+
+      assert_capped (executor, command, expected, -1, n > limit ? n - limit : 0);
+    }
+}
+
+static void
+test_cap_utf8 (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autofree char *xs = g_strnfill (99, 'x');
+  g_autofree char *with_ff = g_strconcat (xs, "\xff", NULL);
+
+  g_object_set (executor, "max-output", (guint64)100, NULL);
+
+  /* 99 + é (2 bytes) + 3: the cut at 100 would split é, so 99 are kept. */
+  assert_capped (executor, "head -c 99 /dev/zero | tr '\\0' x; printf '\\303\\251yyy'",
+                 xs, -1, 5);
+  /* Invalid bytes stay as written: 99 + FF FE, cut at 100. */
+  assert_capped (executor, "head -c 99 /dev/zero | tr '\\0' x; printf '\\377\\376'",
+                 with_ff, -1, 1);
+  /* Within the limit, invalid bytes and a trailing lead byte are output. */
+  assert_capped (executor, "printf 'a\\377\\303'", "a\xff\xc3", -1, 0);
+}
+
+static void
+test_cap_huge (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autoptr(TerretResult) result = NULL;
+  const guint64 total = 5 * 1000 * 1000 + 1;
+  gsize len;
+  const guint8 *data;
+
+  /* The default cap; the status of a huge command is never lost. */
+  result = run (executor, "head -c 5000000 /dev/zero | tr '\\0' x; echo; (exit 7)");
+  g_assert_cmpint (terret_result_get_exit_status (result), ==, 7);
+  data = g_bytes_get_data (terret_result_get_stdout (result), &len);
+  g_assert_cmpuint (len, ==, 1 << 20);
+  g_assert_cmpuint (terret_result_get_dropped (result, TERRET_STREAM_STDOUT), ==, total - len);
+  g_assert_true (data[0] == 'x' && data[len - 1] == 'x');
+  g_assert_nonnull (strstr (terret_result_get_notice (result), "1048576"));
+
+  /* No unread byte is charged to the next run. */
+  assert_run (executor, "echo next", 0, "next\n");
+}
+
+/* --- Between runs ----------------------------------------------------- */
+
+static void
+test_background_output_not_charged (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autoptr(TerretResult) first = NULL;
+
+  first = run (executor, "(sleep 0.2; echo late; echo later) &");
+  g_assert_cmpint (terret_result_get_exit_status (first), ==, 0);
+  g_usleep (600 * 1000);
+  assert_run (executor, "echo now", 0, "now\n");
+}
+
+static void
+test_stale_session (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autoptr(TerretResult) result = NULL;
+  g_autofree char *dir = terret_test_make_tmpdir ();
+  g_autofree char *cd = g_strdup_printf ("cd '%s'", dir);
+  GPid pid;
+
+  g_clear_object (&result);
+  result = run (executor, cd);
+  pid = terret_executor_get_session_pid (executor, TERRET_DEFAULT_SESSION);
+  g_assert_cmpint (kill (pid, SIGKILL), ==, 0);
+  g_clear_object (&result);
+
+  /* Wait until it is dead (a zombie), so the next run meets a dead shell. */
+  while (terret_test_process_alive (pid))
+    g_usleep (10 * 1000);
+
+  result = run (executor, "echo fresh; pwd");
+  g_assert_cmpint (terret_result_get_exit_status (result), ==, 0);
+  g_assert_nonnull (terret_result_get_notice (result));
+  g_assert_nonnull (strstr (terret_result_get_notice (result), "gone"));
+  g_assert_cmpstr (terret_result_get_cwd (result), !=, dir);
+  g_assert_cmpint (terret_executor_get_session_pid (executor, TERRET_DEFAULT_SESSION), !=, pid);
+  assert_session_gone (pid);
+}
+
+/* --- Timeout, death, cancellation ------------------------------------- */
+
+static void
+test_timeout (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autoptr(TerretResult) result = NULL;
+  g_autofree char *dir = terret_test_make_tmpdir ();
+  g_autofree char *cd = g_strdup_printf ("cd '%s'", dir);
+  GPid pid;
+
+  g_clear_object (&result);
+  result = run (executor, cd);
+  pid = terret_executor_get_session_pid (executor, TERRET_DEFAULT_SESSION);
+  g_clear_object (&result);
+
+  result = run_in (executor, TERRET_DEFAULT_SESSION,
+                   "echo partial; sleep 30 & sleep 30; echo never", 0.5);
+  g_assert_true (terret_result_get_timed_out (result));
+  g_assert_false (terret_result_get_exited (result));
+  g_assert_nonnull (terret_result_get_notice (result));
+  {
+    g_autofree char *out = bytes_to_string (terret_result_get_stdout (result));
+
+    g_assert_true (g_str_has_prefix (out, "partial\n"));
+    g_assert_null (strstr (out, "never"));
+  }
+  assert_session_gone (pid);
+  g_clear_object (&result);
+
+  /* A working, fresh session next. */
+  result = run (executor, "echo again");
+  terret_test_assert_bytes_str (terret_result_get_stdout (result), "again\n");
+  g_assert_cmpstr (terret_result_get_cwd (result), !=, dir);
+}
+
+static void
+test_timeout_setting (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TerretResult) result = NULL;
+
+  terret_executor_set_setting (executor, "timeout", "0.3", &error);
+  g_assert_no_error (error);
+  result = run (executor, "sleep 30");
+  g_assert_true (terret_result_get_timed_out (result));
+}
+
+static void
+test_shell_death (void)
+{
+  const char *deaths[] = { "exit", "exit 3", "exec true", "kill -9 $$", "echo bye; exit",
+                           "sleep 100 & exit" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (deaths); i++)
+    {
+      g_autoptr(TerretExecutor) executor = new_executor ();
+      g_autofree char *dir = terret_test_make_tmpdir ();
+      g_autofree char *cd = g_strdup_printf ("cd '%s'", dir);
+      g_autoptr(TerretResult) result = NULL;
+      GPid pid;
+
+      result = run (executor, cd);
+      pid = terret_executor_get_session_pid (executor, TERRET_DEFAULT_SESSION);
+      g_clear_object (&result);
+
+      result = run (executor, deaths[i]);
+      g_assert_false (terret_result_get_exited (result));
+      g_assert_false (terret_result_get_timed_out (result));
+      g_assert_nonnull (terret_result_get_notice (result));
+      /* What was written before the end is kept (an interactive bash
+       * then says "exit" itself). */
+      if (g_str_has_prefix (deaths[i], "echo bye"))
+        {
+          g_autofree char *out = bytes_to_string (terret_result_get_stdout (result));
+
+          g_assert_true (g_str_has_prefix (out, "bye\n"));
+        }
+      assert_session_gone (pid);
+      g_clear_object (&result);
+
+      result = run (executor, "echo back");
+      terret_test_assert_bytes_str (terret_result_get_stdout (result), "back\n");
+      g_assert_cmpstr (terret_result_get_cwd (result), !=, dir);
+    }
+}
+
+static gboolean
+cancel_later (gpointer user_data)
+{
+  g_cancellable_cancel (user_data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+store_result (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  GAsyncResult **out = user_data;
+
+  *out = g_object_ref (result);
+}
+
+static void
+test_cancel (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autoptr(TerretRequest) request = terret_request_new ("echo started; sleep 30");
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GAsyncResult) async_result = NULL;
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  GPid pid;
+
+  result = run (executor, "true");
+  pid = terret_executor_get_session_pid (executor, TERRET_DEFAULT_SESSION);
+  g_clear_object (&result);
+
+  terret_executor_run_async (executor, request, cancellable, store_result, &async_result);
+  g_timeout_add (200, cancel_later, cancellable);
+  while (async_result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+
+  result = terret_executor_run_finish (executor, async_result, &error);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_null (result);
+  assert_session_gone (pid);
+
+  result = run (executor, "echo ok");
+  terret_test_assert_bytes_str (terret_result_get_stdout (result), "ok\n");
+  g_assert_nonnull (terret_result_get_notice (result));
+}
+
+static void
+test_busy (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autoptr(TerretRequest) slow = terret_request_new ("sleep 0.5; echo slow");
+  g_autoptr(TerretRequest) fast = terret_request_new ("echo fast");
+  g_autoptr(GAsyncResult) slow_result = NULL;
+  g_autoptr(GAsyncResult) fast_result = NULL;
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  terret_executor_run_async (executor, slow, NULL, store_result, &slow_result);
+  terret_executor_run_async (executor, fast, NULL, store_result, &fast_result);
+  while (slow_result == NULL || fast_result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+
+  result = terret_executor_run_finish (executor, fast_result, &error);
+  g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_BUSY);
+  g_assert_null (result);
+  g_clear_error (&error);
+
+  result = terret_executor_run_finish (executor, slow_result, &error);
+  g_assert_no_error (error);
+  terret_test_assert_bytes_str (terret_result_get_stdout (result), "slow\n");
+}
+
+/* --- Progress --------------------------------------------------------- */
+
+static void
+collect_progress (TerretRequest *request,
+                  TerretStream   stream,
+                  GBytes        *data,
+                  gpointer       user_data)
+{
+  GByteArray *collected = user_data;
+  gsize len;
+  const guint8 *bytes = g_bytes_get_data (data, &len);
+
+  g_assert_cmpint (stream, ==, TERRET_STREAM_STDOUT);
+  g_byte_array_append (collected, bytes, len);
+}
+
+static void
+test_progress (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autoptr(TerretRequest) request = terret_request_new ("printf abc; sleep 0.2; printf def");
+  g_autoptr(GByteArray) collected = g_byte_array_new ();
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  terret_request_set_progress_func (request, collect_progress, collected, NULL);
+  result = terret_executor_run (executor, request, NULL, &error);
+  g_assert_no_error (error);
+  terret_test_assert_bytes_str (terret_result_get_stdout (result), "abcdef");
+  g_assert_cmpmem (collected->data, collected->len, "abcdef", 6);
+}
+
+/* --- Settings --------------------------------------------------------- */
+
+static void
+test_hot_reconfigure (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autofree char *a = terret_test_make_tmpdir ();
+  g_autofree char *b = terret_test_make_tmpdir ();
+  g_autofree char *a_line = g_strdup_printf ("%s\n", a);
+  g_autofree char *b_line = g_strdup_printf ("%s\n", b);
+  const char *env[] = { "PAGER=less", "TERRET_X=1", NULL };
+
+  g_object_set (executor, "cwd", a, NULL);
+  assert_run (executor, "pwd", 0, a_line);
+
+  /* The running shell keeps what it was started with... */
+  g_object_set (executor, "cwd", b, "env", env, NULL);
+  {
+    g_autofree char *expected = g_strconcat (a_line, "cat\n", NULL);
+
+    assert_run (executor, "pwd; echo \"$PAGER$TERRET_X\"", 0, expected);
+  }
+
+  /* ...and the next session gets the new settings. */
+  terret_executor_close_session (executor, TERRET_DEFAULT_SESSION);
+  {
+    g_autofree char *expected = g_strconcat (b_line, "less1\n", NULL);
+
+    assert_run (executor, "pwd; echo \"$PAGER$TERRET_X\"", 0, expected);
+  }
+}
+
+static void
+test_unavailable (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autofree char *dir = terret_test_make_tmpdir ();
+  g_autofree char *script = g_build_filename (dir, "mute-shell", NULL);
+  g_autofree char *pidfile = g_build_filename (dir, "pid", NULL);
+  g_autofree char *body = g_strdup_printf ("#!/bin/sh\necho $$ > '%s'\nexec sleep 100\n", pidfile);
+  g_autofree char *pid_text = NULL;
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  GPid pid;
+
+  g_object_set (executor, "shell", "/nonexistent/bash", NULL);
+  result = terret_test_run_command (executor, "echo hi", &error);
+  g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE);
+  g_assert_null (result);
+  g_clear_error (&error);
+
+  /* A shell that starts and never answers is reaped. */
+  g_assert_true (g_file_set_contents (script, body, -1, NULL));
+  g_assert_cmpint (g_chmod (script, 0755), ==, 0);
+  g_object_set (executor, "shell", script, "handshake-timeout", 0.3, NULL);
+  result = terret_test_run_command (executor, "echo hi", &error);
+  g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE);
+  g_assert_null (result);
+  g_clear_error (&error);
+
+  g_assert_true (g_file_get_contents (pidfile, &pid_text, NULL, NULL));
+  pid = atoi (pid_text);
+  g_assert_cmpint (pid, >, 0);
+  g_assert_false (terret_test_process_alive (pid));
+  assert_session_gone (pid);
+
+  /* A shell that exits at once. */
+  g_object_set (executor, "shell", "false", NULL);
+  result = terret_test_run_command (executor, "echo hi", &error);
+  g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE);
+  g_clear_error (&error);
+
+  /* A cwd that does not exist. */
+  g_object_set (executor, "shell", "bash", "cwd", "/nonexistent/dir", NULL);
+  result = terret_test_run_command (executor, "echo hi", &error);
+  g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE);
+  g_clear_error (&error);
+
+  g_object_set (executor, "cwd", NULL, NULL);
+  assert_run (executor, "echo works", 0, "works\n");
+}
+
+/* --- Nothing left behind ---------------------------------------------- */
+
+static void
+test_close_session (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autoptr(TerretResult) result = NULL;
+  GPid pid;
+
+  result = run (executor, "sleep 100 & sleep 100 & (trap '' HUP; sleep 100) &");
+  pid = terret_executor_get_session_pid (executor, TERRET_DEFAULT_SESSION);
+  g_assert_cmpuint (terret_test_count_session_members (pid), >=, 4);
+
+  terret_executor_close_session (executor, TERRET_DEFAULT_SESSION);
+  g_assert_cmpint (terret_executor_get_session_pid (executor, TERRET_DEFAULT_SESSION), ==, 0);
+  assert_session_gone (pid);
+
+  /* Closing a key with no session is fine, and the key can run again. */
+  terret_executor_close_session (executor, "never-used");
+  assert_run (executor, "echo again", 0, "again\n");
+}
+
+static void
+test_close_all_and_dispose (void)
+{
+  TerretExecutor *executor = new_executor ();
+  g_autoptr(TerretResult) a = run_in (executor, "a", "sleep 100 &", 0);
+  g_autoptr(TerretResult) b = run_in (executor, "b", "sleep 100 &", 0);
+  GPid pid_a = terret_executor_get_session_pid (executor, "a");
+  GPid pid_b = terret_executor_get_session_pid (executor, "b");
+  g_autoptr(TerretResult) c = NULL;
+  GPid pid_c;
+
+  terret_executor_close_all (executor);
+  assert_session_gone (pid_a);
+  assert_session_gone (pid_b);
+
+  c = run_in (executor, "c", "sleep 100 &", 0);
+  pid_c = terret_executor_get_session_pid (executor, "c");
+  g_assert_cmpuint (terret_test_count_session_members (pid_c), >=, 2);
+  g_object_unref (executor);
+  assert_session_gone (pid_c);
+}
+
+/* --- Concurrency ------------------------------------------------------ */
+
+typedef struct
+{
+  guint pending;
+  GPtrArray *results;
+} Many;
+
+static void
+many_done (GObject      *object,
+           GAsyncResult *async_result,
+           gpointer      user_data)
+{
+  Many *many = user_data;
+  g_autoptr(GError) error = NULL;
+  TerretResult *result = terret_executor_run_finish (TERRET_EXECUTOR (object), async_result, &error);
+
+  g_assert_no_error (error);
+  g_ptr_array_add (many->results, result);
+  many->pending--;
+}
+
+static void
+test_many_sessions (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autoptr(GPtrArray) pids = g_ptr_array_new ();
+  Many many = { 0, g_ptr_array_new_with_free_func (g_object_unref) };
+  const guint n = 100;
+
+  for (guint round = 0; round < 2; round++)
+    {
+      for (guint i = 0; i < n; i++)
+        {
+          g_autofree char *key = g_strdup_printf ("s%u", i);
+          g_autofree char *command =
+            round == 0 ? g_strdup_printf ("X=%u; sleep 0.2; echo $X", i)
+                       : g_strdup ("echo $X");
+          g_autoptr(TerretRequest) request = terret_request_new (command);
+
+          terret_request_set_session (request, key);
+          many.pending++;
+          terret_executor_run_async (executor, request, NULL, many_done, &many);
+        }
+      while (many.pending > 0)
+        g_main_context_iteration (NULL, TRUE);
+
+      g_assert_cmpuint (many.results->len, ==, n);
+      for (guint i = 0; i < n; i++)
+        {
+          TerretResult *result = g_ptr_array_index (many.results, i);
+          g_autofree char *out = bytes_to_string (terret_result_get_stdout (result));
+
+          g_assert_cmpint (terret_result_get_exit_status (result), ==, 0);
+          g_assert_true (g_ascii_isdigit (out[0]));
+          g_assert_true (g_str_has_suffix (out, "\n"));
+        }
+      g_ptr_array_set_size (many.results, 0);
+    }
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *key = g_strdup_printf ("s%u", i);
+
+      g_ptr_array_add (pids, GINT_TO_POINTER (terret_executor_get_session_pid (executor, key)));
+    }
+  terret_executor_close_all (executor);
+  for (guint i = 0; i < n; i++)
+    assert_session_gone (GPOINTER_TO_INT (g_ptr_array_index (pids, i)));
+
+  g_ptr_array_unref (many.results);
+}
+
+static gpointer
+thread_run (gpointer user_data)
+{
+  TerretExecutor *executor = user_data;
+  g_autoptr(TerretResult) result = run_in (executor, "threaded", "export T=from-thread; echo hi", 0);
+
+  g_assert_cmpint (terret_result_get_exit_status (result), ==, 0);
+  terret_test_assert_bytes_str (terret_result_get_stdout (result), "hi\n");
+  return NULL;
+}
+
+static void
+test_sync_from_thread (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autoptr(TerretResult) result = NULL;
+  GThread *thread = g_thread_new ("runner", thread_run, executor);
+
+  g_thread_join (thread);
+
+  /* The session outlives the thread that started it. */
+  result = run_in (executor, "threaded", "echo $T", 0);
+  terret_test_assert_bytes_str (terret_result_get_stdout (result), "from-thread\n");
+  g_assert_null (terret_result_get_notice (result));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  terret_test_init (&argc, &argv);
+
+  /* A host that ignores SIGPIPE (many do): the shell must not inherit it. */
+  signal (SIGPIPE, SIG_IGN);
+
+  g_test_add_func ("/pty/exact/basic", test_exact_basic);
+  g_test_add_func ("/pty/exact/job-line", test_exact_job_line);
+  g_test_add_func ("/pty/exact/syntax-error", test_exact_syntax_error);
+  g_test_add_func ("/pty/exact/long-command", test_exact_long_command);
+  g_test_add_func ("/pty/exact/multiline", test_exact_multiline);
+  g_test_add_func ("/pty/exact/control-bytes", test_exact_control_bytes);
+  g_test_add_func ("/pty/session/persistence", test_session_persistence);
+  g_test_add_func ("/pty/session/pid", test_session_pid);
+  g_test_add_func ("/pty/session/cwd-newline", test_cwd_newline);
+  g_test_add_func ("/pty/forgery/printf-function", test_forgery_printf_function);
+  g_test_add_func ("/pty/forgery/debug-trap", test_forgery_debug_trap);
+  g_test_add_func ("/pty/forgery/history", test_forgery_history);
+  g_test_add_func ("/pty/terminal/stdin-readers", test_stdin_readers);
+  g_test_add_func ("/pty/terminal/stty-echo", test_stty_echo);
+  g_test_add_func ("/pty/cap/around-limit", test_cap_around_limit);
+  g_test_add_func ("/pty/cap/utf8", test_cap_utf8);
+  g_test_add_func ("/pty/cap/huge", test_cap_huge);
+  g_test_add_func ("/pty/between/background-output", test_background_output_not_charged);
+  g_test_add_func ("/pty/between/stale-session", test_stale_session);
+  g_test_add_func ("/pty/timeout/fresh-session", test_timeout);
+  g_test_add_func ("/pty/timeout/setting", test_timeout_setting);
+  g_test_add_func ("/pty/death/variants", test_shell_death);
+  g_test_add_func ("/pty/cancel", test_cancel);
+  g_test_add_func ("/pty/busy", test_busy);
+  g_test_add_func ("/pty/progress", test_progress);
+  g_test_add_func ("/pty/settings/hot-reconfigure", test_hot_reconfigure);
+  g_test_add_func ("/pty/settings/unavailable", test_unavailable);
+  g_test_add_func ("/pty/close/session", test_close_session);
+  g_test_add_func ("/pty/close/all-and-dispose", test_close_all_and_dispose);
+  g_test_add_func ("/pty/concurrency/many-sessions", test_many_sessions);
+  g_test_add_func ("/pty/concurrency/sync-from-thread", test_sync_from_thread);
+
+  return g_test_run ();
+}
