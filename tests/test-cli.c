@@ -1,0 +1,1295 @@
+/* test-cli.c: the terret-exec command line and its serve protocol, run as
+ * a real process
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <json-glib/json-glib.h>
+
+#include "terret-test-utils.h"
+
+/* Helpers -------------------------------------------------------------- */
+
+static gboolean
+have_backend (const char *name)
+{
+  GList *infos = terret_backend_info_list ();
+  gboolean found = FALSE;
+
+  for (GList *l = infos; l != NULL; l = l->next)
+    found |= g_str_equal (terret_backend_info_get_name (l->data), name);
+  g_list_free_full (infos, g_object_unref);
+
+  return found;
+}
+
+/* Backends that run commands are skipped, with the reason, in a build
+ * without them (-Dlocal-shell=disabled). */
+#define REQUIRE_BACKEND(name)                                           \
+  G_STMT_START {                                                        \
+    if (!have_backend (name))                                           \
+      {                                                                 \
+        g_test_skip ("the " name " backend is not built");              \
+        return;                                                         \
+      }                                                                 \
+  } G_STMT_END
+
+static GPtrArray *
+cli_argv (const char *first,
+          va_list     args)
+{
+  GPtrArray *argv = g_ptr_array_new ();
+
+  g_ptr_array_add (argv, (char *) terret_test_cli_path ());
+  for (const char *arg = first; arg != NULL; arg = va_arg (args, const char *))
+    g_ptr_array_add (argv, (char *) arg);
+  g_ptr_array_add (argv, NULL);
+
+  return argv;
+}
+
+static int
+exit_code (GSubprocess *proc)
+{
+  g_assert_true (g_subprocess_get_if_exited (proc));
+  return g_subprocess_get_exit_status (proc);
+}
+
+/* Runs the CLI with the given arguments to completion; returns its exit
+ * status and everything it wrote. */
+G_GNUC_NULL_TERMINATED static int
+cli_run (GBytes    **out,
+         GBytes    **err,
+         const char *first,
+         ...)
+{
+  g_autoptr(GPtrArray) argv = NULL;
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) stdout_bytes = NULL;
+  g_autoptr(GBytes) stderr_bytes = NULL;
+  g_autoptr(GBytes) empty = g_bytes_new_static ("", 0);
+  va_list args;
+
+  va_start (args, first);
+  argv = cli_argv (first, args);
+  va_end (args);
+
+  proc = g_subprocess_newv ((const char * const *) argv->pdata,
+                            G_SUBPROCESS_FLAGS_STDIN_PIPE |
+                            G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                            G_SUBPROCESS_FLAGS_STDERR_PIPE, &error);
+  g_assert_no_error (error);
+
+  /* stdin is an empty pipe: the CLI must not depend on the test's own. */
+  g_subprocess_communicate (proc, empty, NULL, &stdout_bytes, &stderr_bytes, &error);
+  g_assert_no_error (error);
+
+  if (out != NULL)
+    *out = g_steal_pointer (&stdout_bytes);
+  if (err != NULL)
+    *err = g_steal_pointer (&stderr_bytes);
+
+  return exit_code (proc);
+}
+
+static char *
+bytes_to_string (GBytes *bytes)
+{
+  gsize len = 0;
+  const char *data = g_bytes_get_data (bytes, &len);
+
+  return g_strndup (data != NULL ? data : "", len);
+}
+
+static void
+assert_contains (GBytes     *bytes,
+                 const char *needle)
+{
+  g_autofree char *text = bytes_to_string (bytes);
+
+  if (strstr (text, needle) == NULL)
+    g_error ("“%s” does not contain “%s”", text, needle);
+}
+
+static JsonNode *
+parse_json (const char *text)
+{
+  g_autoptr(GError) error = NULL;
+  JsonNode *node = json_from_string (text, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (node);
+  return node;
+}
+
+/* The one JSON object --json printed, and nothing else. */
+static JsonObject *
+parse_single_object (GBytes    *bytes,
+                     JsonNode **node_out)
+{
+  g_autofree char *text = bytes_to_string (bytes);
+  size_t len = strlen (text);
+
+  g_assert_cmpuint (len, >, 0);
+  g_assert_cmpint (text[len - 1], ==, '\n');
+  g_assert_null (memchr (text, '\n', len - 1));
+
+  *node_out = parse_json (text);
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (*node_out));
+  return json_node_get_object (*node_out);
+}
+
+static void
+assert_member_null (JsonObject *object,
+                    const char *name)
+{
+  g_assert_true (json_object_has_member (object, name));
+  g_assert_true (json_object_get_null_member (object, name));
+}
+
+static const char *
+error_code (JsonObject *response)
+{
+  JsonObject *error;
+
+  g_assert_false (json_object_get_boolean_member (response, "ok"));
+  error = json_object_get_object_member (response, "error");
+  g_assert_nonnull (error);
+  g_assert_nonnull (json_object_get_string_member (error, "message"));
+  return json_object_get_string_member (error, "code");
+}
+
+static char *
+make_fifo (const char *dir,
+           const char *name)
+{
+  char *path = g_build_filename (dir, name, NULL);
+
+  g_assert_cmpint (mkfifo (path, 0600), ==, 0);
+  return path;
+}
+
+static void
+write_fifo (const char *path,
+            const char *text)
+{
+  /* Blocks until the command opens its end: the synchronisation point. */
+  int fd = open (path, O_WRONLY | O_CLOEXEC);
+
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (write (fd, text, strlen (text)), ==, (gssize) strlen (text));
+  close (fd);
+}
+
+static char *
+read_fifo (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  char *contents = NULL;
+
+  /* Blocks until the command has written its end and closed it. */
+  g_file_get_contents (path, &contents, NULL, &error);
+  g_assert_no_error (error);
+  return contents;
+}
+
+/*
+ * wait_gone:
+ *
+ * Waits for @pid to end, through a pidfd (readable once the process has
+ * exited), so a process another one has just killed is given the moment
+ * it needs to die without a sleep. The cap only keeps a left-behind
+ * process from hanging the test: reaching it fails.
+ */
+static void
+wait_gone (GPid pid)
+{
+  int pidfd = syscall (SYS_pidfd_open, pid, 0);
+  struct pollfd pfd;
+  int n;
+
+  if (pidfd < 0 && errno == ENOSYS)
+    {
+      /* Only where the syscall is unknown (valgrind): watch /proc. */
+      for (guint i = 0; i < 6000 && terret_test_process_alive (pid); i++)
+        g_usleep (10 * 1000);
+      g_assert_false (terret_test_process_alive (pid));
+      return;
+    }
+
+  if (pidfd < 0)
+    {
+      g_assert_cmpint (errno, ==, ESRCH);
+      return;
+    }
+
+  pfd.fd = pidfd;
+  pfd.events = POLLIN;
+  do
+    n = poll (&pfd, 1, 60 * 1000);
+  while (n < 0 && errno == EINTR);
+  close (pidfd);
+
+  if (n != 1)
+    g_error ("process %d is still running", pid);
+  g_assert_false (terret_test_process_alive (pid));
+}
+
+static void
+wait_gone_all (const char *pids)
+{
+  g_auto(GStrv) words = g_strsplit_set (pids, " \n", -1);
+  guint n = 0;
+
+  for (guint i = 0; words[i] != NULL; i++)
+    {
+      if (*words[i] == '\0')
+        continue;
+      wait_gone ((GPid) g_ascii_strtoll (words[i], NULL, 10));
+      n++;
+    }
+  g_assert_cmpuint (n, >, 0);
+}
+
+/* Everything @stream still has, up to its end, as a string. */
+static char *
+read_rest (GInputStream *stream)
+{
+  g_autoptr(GOutputStream) sink = g_memory_output_stream_new_resizable ();
+  g_autoptr(GError) error = NULL;
+
+  g_output_stream_splice (sink, stream, G_OUTPUT_STREAM_SPLICE_NONE, NULL, &error);
+  g_assert_no_error (error);
+  /* The terminating NUL, so the data reads as a string. */
+  g_output_stream_write_all (sink, "", 1, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_output_stream_close (sink, NULL, &error);
+  g_assert_no_error (error);
+  return g_memory_output_stream_steal_data (G_MEMORY_OUTPUT_STREAM (sink));
+}
+
+/* A running `terret-exec serve`, driven line by line. */
+typedef struct
+{
+  GSubprocess *proc;
+  GOutputStream *input;
+  GDataInputStream *output;
+} Server;
+
+static void
+server_clear (Server *server)
+{
+  g_clear_object (&server->output);
+  g_clear_object (&server->input);
+  if (server->proc != NULL)
+    g_subprocess_force_exit (server->proc);
+  g_clear_object (&server->proc);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Server, server_clear)
+
+G_GNUC_NULL_TERMINATED static void
+server_start (Server     *server,
+              const char *first,
+              ...)
+{
+  g_autoptr(GPtrArray) argv = NULL;
+  g_autoptr(GError) error = NULL;
+  va_list args;
+
+  va_start (args, first);
+  argv = cli_argv (first, args);
+  va_end (args);
+  g_ptr_array_insert (argv, 1, (char *) "serve");
+
+  server->proc = g_subprocess_newv ((const char * const *) argv->pdata,
+                                    G_SUBPROCESS_FLAGS_STDIN_PIPE |
+                                    G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error);
+  g_assert_no_error (error);
+
+  server->input = g_object_ref (g_subprocess_get_stdin_pipe (server->proc));
+  server->output = g_data_input_stream_new (g_subprocess_get_stdout_pipe (server->proc));
+}
+
+static void
+server_send (Server     *server,
+             const char *line)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = g_strconcat (line, "\n", NULL);
+
+  g_output_stream_write_all (server->input, text, strlen (text), NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_output_stream_flush (server->input, NULL, &error);
+  g_assert_no_error (error);
+}
+
+/* A run request, with the JSON escaping done by json-glib. */
+static void
+server_send_run (Server     *server,
+                 const char *id_json,
+                 const char *session,
+                 const char *command,
+                 double      timeout)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *line = NULL;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "id");
+  json_builder_add_value (builder, parse_json (id_json));
+  if (session != NULL)
+    {
+      json_builder_set_member_name (builder, "session");
+      json_builder_add_string_value (builder, session);
+    }
+  json_builder_set_member_name (builder, "command");
+  json_builder_add_string_value (builder, command);
+  if (timeout > 0)
+    {
+      json_builder_set_member_name (builder, "timeout");
+      json_builder_add_double_value (builder, timeout);
+    }
+  json_builder_end_object (builder);
+
+  root = json_builder_get_root (builder);
+  line = json_to_string (root, FALSE);
+  server_send (server, line);
+}
+
+static JsonNode *
+server_recv (Server *server)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *line = NULL;
+  JsonNode *node;
+
+  line = g_data_input_stream_read_line (server->output, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (line);
+
+  node = parse_json (line);
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (node));
+  g_assert_true (json_object_has_member (json_node_get_object (node), "id"));
+  g_assert_true (json_object_has_member (json_node_get_object (node), "ok"));
+  return node;
+}
+
+/* The next @n responses, keyed by their serialized id: concurrent runs
+ * answer in the order they finish, so tests look answers up by id. */
+static GHashTable *
+server_recv_n (Server *server,
+               guint   n)
+{
+  GHashTable *responses = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                 (GDestroyNotify) json_node_unref);
+
+  for (guint i = 0; i < n; i++)
+    {
+      JsonNode *node = server_recv (server);
+      JsonNode *id = json_object_get_member (json_node_get_object (node), "id");
+      char *key = json_to_string (id, FALSE);
+
+      g_assert_false (g_hash_table_contains (responses, key));
+      g_hash_table_insert (responses, key, node);
+    }
+
+  return responses;
+}
+
+static JsonObject *
+response_for (GHashTable *responses,
+              const char *id_json)
+{
+  JsonNode *node = g_hash_table_lookup (responses, id_json);
+
+  if (node == NULL)
+    g_error ("no response with id %s", id_json);
+  return json_node_get_object (node);
+}
+
+/* Ends input; the server must answer nothing more and exit 0. */
+static void
+server_finish (Server *server)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *line = NULL;
+
+  g_output_stream_close (server->input, NULL, &error);
+  g_assert_no_error (error);
+
+  line = g_data_input_stream_read_line (server->output, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_null (line);
+
+  g_subprocess_wait (server->proc, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (exit_code (server->proc), ==, 0);
+}
+
+/* Exit codes ----------------------------------------------------------- */
+
+static void
+test_exit_status (void)
+{
+  REQUIRE_BACKEND ("oneshot");
+
+  g_assert_cmpint (cli_run (NULL, NULL, "--backend", "oneshot", "-c", "true", NULL), ==, 0);
+  g_assert_cmpint (cli_run (NULL, NULL, "--backend", "oneshot", "-c", "exit 3", NULL), ==, 3);
+  g_assert_cmpint (cli_run (NULL, NULL, "--backend", "oneshot", "-c", "exit 255", NULL), ==, 255);
+}
+
+static void
+test_exit_timeout (void)
+{
+  g_autoptr(GBytes) out = NULL;
+  g_autoptr(GBytes) err = NULL;
+
+  REQUIRE_BACKEND ("oneshot");
+
+  g_test_summary ("A timeout exits 124, keeps the output so far and says why on stderr");
+  g_assert_cmpint (cli_run (&out, &err, "--backend", "oneshot", "--timeout", "0.3",
+                            "-c", "echo before; exec sleep 60", NULL), ==, 124);
+  terret_test_assert_bytes_str (out, "before\n");
+  assert_contains (err, "terret-exec: ");
+}
+
+static void
+test_exit_signal (void)
+{
+  REQUIRE_BACKEND ("oneshot");
+
+  g_test_summary ("A command ended by signal N exits 128+N");
+  g_assert_cmpint (cli_run (NULL, NULL, "--backend", "oneshot", "-c", "kill -TERM $$", NULL), ==, 128 + SIGTERM);
+}
+
+static void
+test_exit_unknown_backend (void)
+{
+  g_autoptr(GBytes) out = NULL;
+  g_autoptr(GBytes) err = NULL;
+
+  g_test_summary ("An unknown backend exits 125 and lists the backends there are");
+  g_assert_cmpint (cli_run (&out, &err, "--backend", "no-such-backend", "-c", "true", NULL), ==, 125);
+  g_assert_cmpuint (g_bytes_get_size (out), ==, 0);
+  assert_contains (err, "terret-exec: ");
+  assert_contains (err, "no-such-backend");
+  assert_contains (err, "noshell");
+  if (have_backend ("oneshot"))
+    assert_contains (err, "oneshot");
+}
+
+static void
+test_exit_bad_setting (void)
+{
+  g_autoptr(GBytes) err = NULL;
+  g_autoptr(GBytes) err2 = NULL;
+  g_autoptr(GBytes) err3 = NULL;
+
+  g_assert_cmpint (cli_run (NULL, &err, "--backend", "noshell", "--set", "no-such-key=1",
+                            "-c", "true", NULL), ==, 125);
+  assert_contains (err, "no-such-key");
+
+  g_assert_cmpint (cli_run (NULL, &err2, "--backend", "noshell", "--set", "novalue",
+                            "-c", "true", NULL), ==, 125);
+  assert_contains (err2, "KEY=VALUE");
+
+  if (have_backend ("oneshot"))
+    {
+      g_assert_cmpint (cli_run (NULL, &err3, "--backend", "oneshot", "--set", "timeout=soon",
+                                "-c", "true", NULL), ==, 125);
+      assert_contains (err3, "soon");
+      assert_contains (err3, "timeout");
+    }
+}
+
+static void
+test_exit_no_shell (void)
+{
+  g_autoptr(GBytes) out = NULL;
+  g_autoptr(GBytes) err = NULL;
+  g_autofree char *text = NULL;
+
+  g_test_summary ("noshell runs nothing: 125 and its explanation on stderr");
+  g_assert_cmpint (cli_run (&out, &err, "--backend", "noshell", "-c", "echo hi", NULL), ==, 125);
+  g_assert_cmpuint (g_bytes_get_size (out), ==, 0);
+  text = bytes_to_string (err);
+  g_assert_true (g_str_has_prefix (text, "terret-exec: "));
+  assert_contains (err, "no shell");
+}
+
+static void
+test_exit_usage (void)
+{
+  g_autoptr(GBytes) err = NULL;
+  g_autoptr(GBytes) err2 = NULL;
+
+  g_assert_cmpint (cli_run (NULL, &err, "--backend", "noshell", NULL), ==, 125);
+  assert_contains (err, "no command");
+  g_assert_cmpint (cli_run (NULL, &err2, "--backend", "noshell", "-c", "true", "--", "true", NULL), ==, 125);
+  g_assert_cmpint (cli_run (NULL, NULL, "--timeout", "-1", "-c", "true", NULL), ==, 125);
+  g_assert_cmpint (cli_run (NULL, NULL, "--no-such-option", NULL), ==, 125);
+}
+
+/* Streaming and the command's words ------------------------------------ */
+
+static void
+test_stream_separate (void)
+{
+  g_autoptr(GBytes) out = NULL;
+  g_autoptr(GBytes) err = NULL;
+
+  REQUIRE_BACKEND ("oneshot");
+
+  g_assert_cmpint (cli_run (&out, &err, "--backend", "oneshot", "-c",
+                            "echo out; echo err >&2; printf 'no newline'", NULL), ==, 0);
+  terret_test_assert_bytes_str (out, "out\nno newline");
+  terret_test_assert_bytes_str (err, "err\n");
+}
+
+static void
+test_stream_live (void)
+{
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autoptr(GDataInputStream) output = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = terret_test_make_tmpdir ();
+  g_autofree char *fifo = make_fifo (dir, "go");
+  g_autofree char *command = NULL;
+  g_autofree char *first = NULL;
+  g_autofree char *rest = NULL;
+  int hold;
+
+  REQUIRE_BACKEND ("oneshot");
+
+  g_test_summary ("Output reaches the CLI's stdout while the command still runs: "
+                  "the command waits for a go that is given only after its first line arrived");
+
+  /* Held open read-write, so the command's open never blocks and a go
+   * written after a failed run still lands instead of hanging the test. */
+  hold = open (fifo, O_RDWR | O_CLOEXEC);
+  g_assert_cmpint (hold, >=, 0);
+
+  command = g_strdup_printf ("echo first; read go < '%s'; echo \"last $go\"", fifo);
+  proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error,
+                           terret_test_cli_path (), "--backend", "oneshot",
+                           "--timeout", "30", "-c", command, NULL);
+  g_assert_no_error (error);
+  output = g_data_input_stream_new (g_subprocess_get_stdout_pipe (proc));
+
+  first = g_data_input_stream_read_line (output, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (first, ==, "first");
+
+  g_assert_cmpint (write (hold, "go\n", 3), ==, 3);
+
+  rest = read_rest (G_INPUT_STREAM (output));
+  g_assert_cmpstr (rest, ==, "last go\n");
+
+  g_subprocess_wait (proc, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (exit_code (proc), ==, 0);
+  close (hold);
+}
+
+static void
+test_words (void)
+{
+  g_autoptr(GBytes) out = NULL;
+  g_autoptr(GBytes) out2 = NULL;
+  g_autoptr(GBytes) out3 = NULL;
+
+  REQUIRE_BACKEND ("oneshot");
+
+  g_test_summary ("The words after the options are joined with single spaces and "
+                  "the shell parses the result, as ssh does");
+  g_assert_cmpint (cli_run (&out, NULL, "--backend", "oneshot", "--",
+                            "printf", "'%s-%s'", "a  b", "c", NULL), ==, 0);
+  /* "a  b" was one word here, but the joined line splits it again. */
+  terret_test_assert_bytes_str (out, "a-bc-");
+
+  g_assert_cmpint (cli_run (&out2, NULL, "--backend", "oneshot", "--",
+                            "echo", "-n", "x;", "exit", "7", NULL), ==, 7);
+  terret_test_assert_bytes_str (out2, "x");
+
+  /* Options stop at the first word, so the command's own options are its. */
+  g_assert_cmpint (cli_run (&out3, NULL, "--backend", "oneshot", "echo", "-n", "--json", NULL), ==, 0);
+  terret_test_assert_bytes_str (out3, "--json");
+}
+
+static void
+check_cli_signal (int signum)
+{
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autoptr(GDataInputStream) output = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *pids = NULL;
+
+  proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error,
+                           terret_test_cli_path (), "--backend", "oneshot", "--timeout", "120",
+                           "-c", "sleep 1000 & echo $! $$; wait", NULL);
+  g_assert_no_error (error);
+  output = g_data_input_stream_new (g_subprocess_get_stdout_pipe (proc));
+
+  /* The line arrives live, so the command is running when it is read. */
+  pids = g_data_input_stream_read_line (output, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (pids);
+
+  g_subprocess_send_signal (proc, signum);
+  g_subprocess_wait (proc, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (exit_code (proc), ==, 128 + signum);
+
+  wait_gone_all (pids);
+}
+
+static void
+test_cli_signal (void)
+{
+  REQUIRE_BACKEND ("oneshot");
+
+  g_test_summary ("SIGINT or SIGTERM to the CLI cancels the run: exit 130 or 143, "
+                  "and nothing the command started is left running");
+  check_cli_signal (SIGINT);
+  check_cli_signal (SIGTERM);
+}
+
+/* --json --------------------------------------------------------------- */
+
+static void
+test_json_fields (void)
+{
+  g_autoptr(GBytes) out = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  JsonObject *response;
+
+  REQUIRE_BACKEND ("oneshot");
+
+  g_assert_cmpint (cli_run (&out, NULL, "--backend", "oneshot", "--json", "-c",
+                            "printf 'out é'; printf err >&2; exit 4", NULL), ==, 4);
+  response = parse_single_object (out, &node);
+
+  assert_member_null (response, "id");
+  g_assert_true (json_object_get_boolean_member (response, "ok"));
+  g_assert_cmpint (json_object_get_int_member (response, "status"), ==, 4);
+  assert_member_null (response, "signal");
+  g_assert_cmpstr (json_object_get_string_member (response, "stdout"), ==, "out é");
+  g_assert_false (json_object_has_member (response, "stdout_base64"));
+  g_assert_cmpstr (json_object_get_string_member (response, "stderr"), ==, "err");
+  g_assert_false (json_object_has_member (response, "stderr_base64"));
+  assert_member_null (response, "notice");
+  g_assert_false (json_object_get_boolean_member (response, "timed_out"));
+  g_assert_cmpint (json_object_get_int_member (response, "dropped"), ==, 0);
+  g_assert_true (json_object_has_member (response, "cwd"));
+  g_assert_false (json_object_has_member (response, "error"));
+}
+
+static void
+test_json_base64 (void)
+{
+  g_autoptr(GBytes) out = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  JsonObject *response;
+  g_autofree guchar *decoded = NULL;
+  gsize len = 0;
+
+  REQUIRE_BACKEND ("oneshot");
+
+  g_test_summary ("Output that is not UTF-8 travels as base64, byte for byte");
+  g_assert_cmpint (cli_run (&out, NULL, "--backend", "oneshot", "--json", "-c",
+                            "printf '\\xff'; printf 'a\\0b' >&2", NULL), ==, 0);
+  response = parse_single_object (out, &node);
+
+  g_assert_false (json_object_has_member (response, "stdout"));
+  g_assert_cmpstr (json_object_get_string_member (response, "stdout_base64"), ==, "/w==");
+  g_assert_false (json_object_has_member (response, "stderr"));
+  decoded = g_base64_decode (json_object_get_string_member (response, "stderr_base64"), &len);
+  g_assert_cmpmem (decoded, len, "a\0b", 3);
+}
+
+static void
+test_json_timeout (void)
+{
+  g_autoptr(GBytes) out = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  JsonObject *response;
+
+  REQUIRE_BACKEND ("oneshot");
+
+  g_assert_cmpint (cli_run (&out, NULL, "--backend", "oneshot", "--json", "--timeout", "0.3",
+                            "-c", "echo partial; exec sleep 60", NULL), ==, 124);
+  response = parse_single_object (out, &node);
+  g_assert_true (json_object_get_boolean_member (response, "ok"));
+  g_assert_true (json_object_get_boolean_member (response, "timed_out"));
+  assert_member_null (response, "status");
+  g_assert_cmpstr (json_object_get_string_member (response, "stdout"), ==, "partial\n");
+}
+
+static void
+test_json_not_run (void)
+{
+  g_autoptr(GBytes) out = NULL;
+  g_autoptr(GBytes) out2 = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(JsonNode) node2 = NULL;
+  JsonObject *response;
+
+  g_test_summary ("With --json, a run that never happened is still one JSON object");
+  g_assert_cmpint (cli_run (&out, NULL, "--backend", "noshell", "--json", "-c", "true", NULL), ==, 125);
+  response = parse_single_object (out, &node);
+  g_assert_cmpstr (error_code (response), ==, "no-shell");
+  g_assert_false (json_object_has_member (response, "status"));
+
+  g_assert_cmpint (cli_run (&out2, NULL, "--backend", "no-such-backend", "--json", "-c", "true", NULL), ==, 125);
+  response = parse_single_object (out2, &node2);
+  g_assert_cmpstr (error_code (response), ==, "unknown-backend");
+}
+
+/* --list-backends ------------------------------------------------------ */
+
+static void
+test_list_text (void)
+{
+  g_autoptr(GBytes) out = NULL;
+
+  g_assert_cmpint (cli_run (&out, NULL, "--list-backends", NULL), ==, 0);
+  assert_contains (out, "noshell (priority -100): supported\n");
+  assert_contains (out, "libterret-noshell.so");
+
+  if (have_backend ("oneshot"))
+    {
+      assert_contains (out, "oneshot (priority 50)");
+      assert_contains (out, "    timeout (number, default ");
+    }
+  if (have_backend ("pty"))
+    assert_contains (out, "pty (priority 100)");
+}
+
+static JsonObject *
+find_backend (JsonArray  *array,
+              const char *name)
+{
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      JsonObject *backend = json_array_get_object_element (array, i);
+
+      if (g_strcmp0 (json_object_get_string_member (backend, "name"), name) == 0)
+        return backend;
+    }
+
+  return NULL;
+}
+
+static void
+test_list_json (void)
+{
+  g_autoptr(GBytes) out = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  g_autofree char *text = NULL;
+  JsonArray *array;
+  JsonObject *noshell;
+  GList *infos;
+
+  g_assert_cmpint (cli_run (&out, NULL, "--list-backends", "--json", NULL), ==, 0);
+  text = bytes_to_string (out);
+  node = parse_json (text);
+  g_assert_true (JSON_NODE_HOLDS_ARRAY (node));
+  array = json_node_get_array (node);
+
+  /* Exactly the backends the library knows, each fully described. */
+  infos = terret_backend_info_list ();
+  g_assert_cmpuint (json_array_get_length (array), ==, g_list_length (infos));
+  for (GList *l = infos; l != NULL; l = l->next)
+    {
+      JsonObject *backend = find_backend (array, terret_backend_info_get_name (l->data));
+
+      g_assert_nonnull (backend);
+      g_assert_cmpint (json_object_get_int_member (backend, "priority"), ==,
+                       terret_backend_info_get_priority (l->data));
+      g_assert_cmpstr (json_object_get_string_member (backend, "module"), ==,
+                       terret_backend_info_get_module_path (l->data));
+      g_assert_true (json_object_has_member (backend, "supported"));
+      if (json_object_get_boolean_member (backend, "supported"))
+        assert_member_null (backend, "reason");
+      else
+        g_assert_nonnull (json_object_get_string_member (backend, "reason"));
+      g_assert_nonnull (json_object_get_array_member (backend, "settings"));
+    }
+  g_list_free_full (infos, g_object_unref);
+
+  noshell = find_backend (array, "noshell");
+  g_assert_nonnull (noshell);
+  g_assert_cmpint (json_object_get_int_member (noshell, "priority"), ==, -100);
+  g_assert_true (json_object_get_boolean_member (noshell, "supported"));
+
+  if (have_backend ("oneshot"))
+    {
+      JsonArray *settings = json_object_get_array_member (find_backend (array, "oneshot"), "settings");
+      gboolean found = FALSE;
+
+      for (guint i = 0; i < json_array_get_length (settings); i++)
+        {
+          JsonObject *setting = json_array_get_object_element (settings, i);
+
+          if (!g_str_equal (json_object_get_string_member (setting, "name"), "timeout"))
+            continue;
+          found = TRUE;
+          g_assert_cmpstr (json_object_get_string_member (setting, "type"), ==, "number");
+          g_assert_cmpfloat (json_object_get_double_member (setting, "default"), >, 0);
+          g_assert_cmpstr (json_object_get_string_member (setting, "description"), !=, "");
+        }
+      g_assert_true (found);
+    }
+}
+
+/* serve ---------------------------------------------------------------- */
+
+static void
+test_serve_bad_options (void)
+{
+  g_autoptr(GBytes) err = NULL;
+  g_autoptr(GBytes) err2 = NULL;
+
+  g_test_summary ("serve refuses to start, with 125, on an executor it cannot create");
+  g_assert_cmpint (cli_run (NULL, &err, "serve", "--backend", "no-such-backend", NULL), ==, 125);
+  assert_contains (err, "noshell");
+  g_assert_cmpint (cli_run (NULL, &err2, "serve", "--backend", "noshell", "--set", "x=1", NULL), ==, 125);
+  assert_contains (err2, "“x”");
+  g_assert_cmpint (cli_run (NULL, NULL, "serve", "extra", NULL), ==, 125);
+}
+
+static void
+test_serve_empty (void)
+{
+  g_auto(Server) server = { 0 };
+
+  server_start (&server, "--backend", "noshell", NULL);
+  server_finish (&server);
+}
+
+static void
+test_serve_ids (void)
+{
+  g_auto(Server) server = { 0 };
+  const char *ids[] = { "1", "-2.5", "\"one\"", "{\"k\":[1,null,\"x\"]}", "true", "null" };
+  const char *backend = have_backend ("oneshot") ? "oneshot" : "noshell";
+
+  g_test_summary ("Any JSON id is echoed as is, whatever the outcome of the run");
+  server_start (&server, "--backend", backend, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    {
+      g_autoptr(JsonNode) response = NULL;
+      g_autofree char *echoed = NULL;
+      g_autofree char *command = g_strdup_printf ("echo %u", i);
+
+      server_send_run (&server, ids[i], NULL, command, 0);
+      response = server_recv (&server);
+      echoed = json_to_string (json_object_get_member (json_node_get_object (response), "id"), FALSE);
+      g_assert_cmpstr (echoed, ==, ids[i]);
+
+      if (g_str_equal (backend, "oneshot"))
+        {
+          g_autofree char *expected = g_strdup_printf ("%u\n", i);
+
+          g_assert_true (json_object_get_boolean_member (json_node_get_object (response), "ok"));
+          g_assert_cmpstr (json_object_get_string_member (json_node_get_object (response), "stdout"), ==, expected);
+        }
+      else
+        g_assert_cmpstr (error_code (json_node_get_object (response)), ==, "no-shell");
+    }
+
+  /* A request without an id is answered with a null one. */
+  {
+    g_autoptr(JsonNode) response = NULL;
+
+    server_send (&server, "{\"op\":\"close-all\"}");
+    response = server_recv (&server);
+    assert_member_null (json_node_get_object (response), "id");
+    g_assert_true (json_object_get_boolean_member (json_node_get_object (response), "ok"));
+  }
+
+  server_finish (&server);
+}
+
+static void
+test_serve_malformed (void)
+{
+  g_auto(Server) server = { 0 };
+  struct {
+    const char *line;
+    const char *id;
+  } cases[] = {
+    { "garbage", "null" },
+    { "{\"id\": 1, \"command\": ", "null" },
+    { "[1, 2]", "null" },
+    { "\"run\"", "null" },
+    { "{\"id\": 3}", "3" },
+    { "{\"id\": 4, \"command\": 5}", "4" },
+    { "{\"id\": 5, \"command\": \"true\", \"timeout\": \"soon\"}", "5" },
+    { "{\"id\": 6, \"command\": \"true\", \"timeout\": -1}", "6" },
+    { "{\"id\": 7, \"op\": \"launch\", \"command\": \"true\"}", "7" },
+    { "{\"id\": 8, \"op\": 1}", "8" },
+    { "{\"id\": 9, \"command\": \"true\", \"session\": []}", "9" },
+    { "{\"id\": 10, \"command\": \"true\", \"colour\": \"red\"}", "10" },
+    { "{\"id\": 11, \"op\": \"cancel\"}", "11" },
+    { "{\"id\": 12, \"op\": \"cancel\", \"target\": 99}", "12" },
+    /* json-glib would cut the command at the NUL: refused, not run cut. */
+    { "{\"id\": 13, \"command\": \"echo a\\u0000; exit 1\"}", "null" },
+  };
+
+  g_test_summary ("Every malformed line gets an invalid-request answer and serving goes on");
+  server_start (&server, "--backend", "noshell", NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(JsonNode) response = NULL;
+      g_autofree char *id = NULL;
+
+      server_send (&server, cases[i].line);
+      response = server_recv (&server);
+      id = json_to_string (json_object_get_member (json_node_get_object (response), "id"), FALSE);
+      g_assert_cmpstr (id, ==, cases[i].id);
+      g_assert_cmpstr (error_code (json_node_get_object (response)), ==, "invalid-request");
+    }
+
+  /* Blank lines are no requests; the next real one is still served, and
+   * an escaped backslash before "u0000" is no NUL. */
+  server_send (&server, "");
+  server_send (&server, "{\"id\": \"after\", \"command\": \"printf '\\\\u0000'\"}");
+  {
+    g_autoptr(JsonNode) response = server_recv (&server);
+
+    g_assert_cmpstr (json_object_get_string_member (json_node_get_object (response), "id"), ==, "after");
+    g_assert_cmpstr (error_code (json_node_get_object (response)), ==, "no-shell");
+  }
+
+  server_finish (&server);
+}
+
+static void
+test_serve_close (void)
+{
+  g_auto(Server) server = { 0 };
+  g_autoptr(GHashTable) responses = NULL;
+  const char *backend = have_backend ("oneshot") ? "oneshot" : "noshell";
+
+  server_start (&server, "--backend", backend, NULL);
+  server_send (&server, "{\"id\": 1, \"op\": \"close\", \"session\": \"s\"}");
+  server_send (&server, "{\"id\": 2, \"op\": \"close\"}");
+  server_send (&server, "{\"id\": 3, \"op\": \"close-all\"}");
+  responses = server_recv_n (&server, 3);
+
+  for (guint i = 1; i <= 3; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("%u", i);
+      JsonObject *response = response_for (responses, id);
+
+      g_assert_true (json_object_get_boolean_member (response, "ok"));
+      g_assert_false (json_object_has_member (response, "error"));
+    }
+
+  server_finish (&server);
+}
+
+static void
+test_serve_close_in_flight (void)
+{
+  g_auto(Server) server = { 0 };
+  g_autoptr(GHashTable) responses = NULL;
+  g_autofree char *dir = terret_test_make_tmpdir ();
+  g_autofree char *fifo = make_fifo (dir, "pid");
+  g_autofree char *command = NULL;
+  g_autofree char *pids = NULL;
+  JsonObject *run;
+
+  REQUIRE_BACKEND ("oneshot");
+
+  g_test_summary ("close ends the session's running command, which still answers");
+  server_start (&server, "--backend", "oneshot", NULL);
+
+  command = g_strdup_printf ("sleep 1000 & echo $! $$ > '%s'; wait", fifo);
+  server_send_run (&server, "\"long\"", "s", command, 120);
+  pids = read_fifo (fifo);
+
+  server_send (&server, "{\"id\": \"close\", \"op\": \"close\", \"session\": \"s\"}");
+  responses = server_recv_n (&server, 2);
+  g_assert_true (json_object_get_boolean_member (response_for (responses, "\"close\""), "ok"));
+  run = response_for (responses, "\"long\"");
+  /* It ran, so it answers as a run (killed under it), or as cancelled. */
+  if (json_object_get_boolean_member (run, "ok"))
+    assert_member_null (run, "status");
+  wait_gone_all (pids);
+
+  server_finish (&server);
+}
+
+static void
+test_serve_cancel (void)
+{
+  g_auto(Server) server = { 0 };
+  g_autoptr(GHashTable) responses = NULL;
+  g_autofree char *dir = terret_test_make_tmpdir ();
+  g_autofree char *fifo = make_fifo (dir, "pid");
+  g_autofree char *command = NULL;
+  g_autofree char *pids = NULL;
+
+  REQUIRE_BACKEND ("oneshot");
+
+  g_test_summary ("cancel stops the run with that id: the cancel is acknowledged, "
+                  "the run answers cancelled, and its processes are gone");
+  server_start (&server, "--backend", "oneshot", NULL);
+
+  command = g_strdup_printf ("sleep 1000 & echo $! $$ > '%s'; wait", fifo);
+  server_send_run (&server, "{\"job\":7}", "a", command, 120);
+  /* Another run in flight whose id differs only in type is not touched. */
+  server_send_run (&server, "\"{\\\"job\\\":7}\"", "b", "exit 5", 0);
+  pids = read_fifo (fifo);
+
+  server_send (&server, "{\"id\": \"c\", \"op\": \"cancel\", \"target\": {\"job\": 7}}");
+  responses = server_recv_n (&server, 3);
+
+  g_assert_true (json_object_get_boolean_member (response_for (responses, "\"c\""), "ok"));
+  g_assert_cmpstr (error_code (response_for (responses, "{\"job\":7}")), ==, "cancelled");
+  g_assert_cmpint (json_object_get_int_member (response_for (responses, "\"{\\\"job\\\":7}\""), "status"), ==, 5);
+  wait_gone_all (pids);
+
+  /* Once answered, the run is no longer a target. */
+  server_send (&server, "{\"id\": \"again\", \"op\": \"cancel\", \"target\": {\"job\": 7}}");
+  {
+    g_autoptr(JsonNode) response = server_recv (&server);
+
+    g_assert_cmpstr (error_code (json_node_get_object (response)), ==, "invalid-request");
+  }
+
+  server_finish (&server);
+}
+
+/* Two sessions, one reading a FIFO and one writing it: both finish only if
+ * the server runs them at the same time. Were it to run them one after
+ * the other, the reader would time out with no writer, and then the writer
+ * with no reader; the timeouts only turn that failure into an answer. */
+static void
+check_concurrent (const char *backend)
+{
+  g_auto(Server) server = { 0 };
+  g_autoptr(GHashTable) responses = NULL;
+  g_autofree char *dir = terret_test_make_tmpdir ();
+  g_autofree char *fifo = make_fifo (dir, "pipe");
+  g_autofree char *reader = g_strdup_printf ("cat '%s'", fifo);
+  g_autofree char *writer = g_strdup_printf ("echo through > '%s'", fifo);
+  JsonObject *read_response, *write_response;
+  const char *stdout_text;
+
+  server_start (&server, "--backend", backend, NULL);
+  server_send_run (&server, "\"reader\"", "r", reader, 30);
+  server_send_run (&server, "\"writer\"", "w", writer, 30);
+  responses = server_recv_n (&server, 2);
+
+  read_response = response_for (responses, "\"reader\"");
+  write_response = response_for (responses, "\"writer\"");
+  g_assert_true (json_object_get_boolean_member (read_response, "ok"));
+  g_assert_true (json_object_get_boolean_member (write_response, "ok"));
+  g_assert_false (json_object_get_boolean_member (read_response, "timed_out"));
+  g_assert_false (json_object_get_boolean_member (write_response, "timed_out"));
+  g_assert_cmpint (json_object_get_int_member (read_response, "status"), ==, 0);
+  g_assert_cmpint (json_object_get_int_member (write_response, "status"), ==, 0);
+
+  /* A terminal may turn \n into \r\n; the text itself must be there. */
+  stdout_text = json_object_get_string_member (read_response, "stdout");
+  g_assert_nonnull (strstr (stdout_text, "through"));
+
+  server_finish (&server);
+}
+
+static void
+test_serve_concurrent_oneshot (void)
+{
+  REQUIRE_BACKEND ("oneshot");
+  check_concurrent ("oneshot");
+}
+
+static void
+test_serve_concurrent_pty (void)
+{
+  REQUIRE_BACKEND ("pty");
+  check_concurrent ("pty");
+}
+
+static void
+test_serve_busy_pty (void)
+{
+  g_auto(Server) server = { 0 };
+  g_autoptr(GHashTable) responses = NULL;
+  g_autofree char *dir = terret_test_make_tmpdir ();
+  g_autofree char *fifo = make_fifo (dir, "pipe");
+  g_autofree char *reader = g_strdup_printf ("cat '%s'", fifo);
+  g_autofree char *writer = g_strdup_printf ("echo done > '%s'", fifo);
+  JsonNode *busy;
+
+  REQUIRE_BACKEND ("pty");
+
+  g_test_summary ("A second run in a pty session that is running one is refused as busy, "
+                  "at once, while the first goes on");
+  server_start (&server, "--backend", "pty", NULL);
+
+  server_send_run (&server, "\"first\"", "x", reader, 30);
+  server_send_run (&server, "\"second\"", "x", "echo second", 60);
+  /* The first cannot end before the writer below runs, so the busy
+   * answer is the first one to arrive. */
+  busy = server_recv (&server);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (busy), "id"), ==, "second");
+  g_assert_cmpstr (error_code (json_node_get_object (busy)), ==, "busy");
+  json_node_unref (busy);
+
+  server_send_run (&server, "\"writer\"", "y", writer, 30);
+  responses = server_recv_n (&server, 2);
+  g_assert_true (json_object_get_boolean_member (response_for (responses, "\"first\""), "ok"));
+  g_assert_cmpint (json_object_get_int_member (response_for (responses, "\"first\""), "status"), ==, 0);
+  g_assert_true (json_object_get_boolean_member (response_for (responses, "\"writer\""), "ok"));
+
+  server_finish (&server);
+}
+
+static void
+check_eof_in_flight (const char *backend)
+{
+  g_auto(Server) server = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  g_autofree char *dir = terret_test_make_tmpdir ();
+  g_autofree char *pid_fifo = make_fifo (dir, "pid");
+  g_autofree char *go_fifo = make_fifo (dir, "go");
+  g_autofree char *command = NULL;
+  g_autofree char *pids = NULL;
+  g_autofree char *line = NULL;
+  JsonObject *response;
+
+  server_start (&server, "--backend", backend, NULL);
+
+  /* A background process in the session as well: the end of input must
+   * take it too once the run has answered. */
+  command = g_strdup_printf ("(exec sleep 1000) & echo $! $$ > '%s'; cat '%s'",
+                             pid_fifo, go_fifo);
+  server_send_run (&server, "\"last\"", "s", command, 120);
+  pids = read_fifo (pid_fifo);
+
+  g_output_stream_close (server.input, NULL, &error);
+  g_assert_no_error (error);
+
+  /* Input is over but the run is still waiting for its go. */
+  write_fifo (go_fifo, "bye\n");
+
+  node = server_recv (&server);
+  response = json_node_get_object (node);
+  g_assert_cmpstr (json_object_get_string_member (response, "id"), ==, "last");
+  g_assert_true (json_object_get_boolean_member (response, "ok"));
+  g_assert_cmpint (json_object_get_int_member (response, "status"), ==, 0);
+  g_assert_nonnull (strstr (json_object_get_string_member (response, "stdout"), "bye"));
+
+  line = g_data_input_stream_read_line (server.output, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_null (line);
+  g_subprocess_wait (server.proc, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (exit_code (server.proc), ==, 0);
+
+  wait_gone_all (pids);
+}
+
+static void
+test_serve_eof_oneshot (void)
+{
+  REQUIRE_BACKEND ("oneshot");
+  g_test_summary ("At the end of input a run in flight still answers, then the server "
+                  "exits 0 and nothing it started is left running");
+  check_eof_in_flight ("oneshot");
+}
+
+static void
+test_serve_eof_pty (void)
+{
+  REQUIRE_BACKEND ("pty");
+  check_eof_in_flight ("pty");
+}
+
+static void
+test_serve_signal (void)
+{
+  g_auto(Server) server = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  g_autofree char *dir = terret_test_make_tmpdir ();
+  g_autofree char *fifo = make_fifo (dir, "pid");
+  g_autofree char *command = NULL;
+  g_autofree char *pids = NULL;
+
+  REQUIRE_BACKEND ("oneshot");
+
+  g_test_summary ("SIGTERM to serve cancels what runs, answers it, and exits 143");
+  server_start (&server, "--backend", "oneshot", NULL);
+  command = g_strdup_printf ("sleep 1000 & echo $! $$ > '%s'; wait", fifo);
+  server_send_run (&server, "1", NULL, command, 120);
+  pids = read_fifo (fifo);
+
+  g_subprocess_send_signal (server.proc, SIGTERM);
+  node = server_recv (&server);
+  g_assert_cmpstr (error_code (json_node_get_object (node)), ==, "cancelled");
+
+  g_subprocess_wait (server.proc, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (exit_code (server.proc), ==, 128 + SIGTERM);
+  wait_gone_all (pids);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  terret_test_init (&argc, &argv);
+
+  g_test_add_func ("/cli/exit/status", test_exit_status);
+  g_test_add_func ("/cli/exit/timeout", test_exit_timeout);
+  g_test_add_func ("/cli/exit/signal", test_exit_signal);
+  g_test_add_func ("/cli/exit/unknown-backend", test_exit_unknown_backend);
+  g_test_add_func ("/cli/exit/bad-setting", test_exit_bad_setting);
+  g_test_add_func ("/cli/exit/no-shell", test_exit_no_shell);
+  g_test_add_func ("/cli/exit/usage", test_exit_usage);
+  g_test_add_func ("/cli/exit/cli-signal", test_cli_signal);
+  g_test_add_func ("/cli/stream/separate", test_stream_separate);
+  g_test_add_func ("/cli/stream/live", test_stream_live);
+  g_test_add_func ("/cli/words", test_words);
+  g_test_add_func ("/cli/json/fields", test_json_fields);
+  g_test_add_func ("/cli/json/base64", test_json_base64);
+  g_test_add_func ("/cli/json/timeout", test_json_timeout);
+  g_test_add_func ("/cli/json/not-run", test_json_not_run);
+  g_test_add_func ("/cli/list-backends/text", test_list_text);
+  g_test_add_func ("/cli/list-backends/json", test_list_json);
+  g_test_add_func ("/cli/serve/bad-options", test_serve_bad_options);
+  g_test_add_func ("/cli/serve/empty", test_serve_empty);
+  g_test_add_func ("/cli/serve/ids", test_serve_ids);
+  g_test_add_func ("/cli/serve/malformed", test_serve_malformed);
+  g_test_add_func ("/cli/serve/close", test_serve_close);
+  g_test_add_func ("/cli/serve/close-in-flight", test_serve_close_in_flight);
+  g_test_add_func ("/cli/serve/cancel", test_serve_cancel);
+  g_test_add_func ("/cli/serve/concurrent/oneshot", test_serve_concurrent_oneshot);
+  g_test_add_func ("/cli/serve/concurrent/pty", test_serve_concurrent_pty);
+  g_test_add_func ("/cli/serve/busy/pty", test_serve_busy_pty);
+  g_test_add_func ("/cli/serve/eof/oneshot", test_serve_eof_oneshot);
+  g_test_add_func ("/cli/serve/eof/pty", test_serve_eof_pty);
+  g_test_add_func ("/cli/serve/signal", test_serve_signal);
+
+  return g_test_run ();
+}

@@ -1,0 +1,341 @@
+/* terret-exec-common.c: executor set-up, the response object and exit
+ * codes, shared by `terret-exec --json` and `terret-exec serve` so both
+ * speak exactly the same protocol
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "terret-exec-common.h"
+
+/*
+ * cli_executor_new:
+ *
+ * The executor the options ask for: @backend by name, or the configured
+ * default; then each `KEY=VALUE` of @settings, in order, so a later one
+ * overrides an earlier one and both override the configuration file.
+ */
+TerretExecutor *
+cli_executor_new (const char          *backend,
+                  const char * const  *settings,
+                  GError             **error)
+{
+  g_autoptr(TerretExecutor) executor = NULL;
+
+  if (backend != NULL)
+    executor = terret_executor_new (backend, error);
+  else
+    executor = terret_executor_new_default (error);
+
+  if (executor == NULL)
+    return NULL;
+
+  for (guint i = 0; settings != NULL && settings[i] != NULL; i++)
+    {
+      const char *eq = strchr (settings[i], '=');
+      g_autofree char *key = NULL;
+
+      if (eq == NULL || eq == settings[i])
+        {
+          g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG,
+                       "--set expects KEY=VALUE, got “%s”", settings[i]);
+          return NULL;
+        }
+
+      key = g_strndup (settings[i], eq - settings[i]);
+      if (!terret_executor_set_setting (executor, key, eq + 1, error))
+        return NULL;
+    }
+
+  return g_steal_pointer (&executor);
+}
+
+/*
+ * cli_error_code:
+ *
+ * The protocol's name for @error's kind. Anything outside the two known
+ * domains is reported as `failed` rather than invented as a new code.
+ */
+const char *
+cli_error_code (const GError *error)
+{
+  g_assert (error != NULL);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return "cancelled";
+
+  if (error->domain == TERRET_EXEC_ERROR)
+    {
+      switch ((TerretExecError) error->code)
+        {
+        case TERRET_EXEC_ERROR_BUSY:
+          return "busy";
+        case TERRET_EXEC_ERROR_UNAVAILABLE:
+          return "unavailable";
+        case TERRET_EXEC_ERROR_NO_SHELL:
+          return "no-shell";
+        case TERRET_EXEC_ERROR_FAILED:
+          return "failed";
+        case TERRET_EXEC_ERROR_UNKNOWN_BACKEND:
+          return "unknown-backend";
+        case TERRET_EXEC_ERROR_INVALID_CONFIG:
+          return "invalid-config";
+        case TERRET_EXEC_ERROR_INVALID_REQUEST:
+          return "invalid-request";
+        case TERRET_EXEC_ERROR_NOT_SUPPORTED:
+          return "not-supported";
+        default:
+          break;
+        }
+    }
+
+  return "failed";
+}
+
+static gboolean
+is_text (const guint8 *data,
+         gsize         len)
+{
+  /* g_utf8_validate_len() refuses NUL bytes, which is what we want: a
+   * string with an embedded NUL would not survive most JSON readers'
+   * C strings, so such output travels as base64 too. */
+  return len == 0 || g_utf8_validate_len ((const char *)data, len, NULL);
+}
+
+/* `NAME: "text"` when the bytes are valid UTF-8, else `NAME_base64: "..."`:
+ * exactly one of the two keys, so a reader never has to guess. */
+static void
+add_bytes_member (JsonBuilder  *builder,
+                  const char   *name,
+                  const guint8 *data,
+                  gsize         len)
+{
+  if (is_text (data, len))
+    {
+      /* g_strndup (NULL, 0), for empty bytes, would give NULL, not "". */
+      g_autofree char *text = len > 0 ? g_strndup ((const char *)data, len) : g_strdup ("");
+
+      json_builder_set_member_name (builder, name);
+      json_builder_add_string_value (builder, text);
+    }
+  else
+    {
+      g_autofree char *member = g_strconcat (name, "_base64", NULL);
+      g_autofree char *encoded = g_base64_encode (data, len);
+
+      json_builder_set_member_name (builder, member);
+      json_builder_add_string_value (builder, encoded);
+    }
+}
+
+static void
+add_gbytes_member (JsonBuilder *builder,
+                   const char  *name,
+                   GBytes      *bytes)
+{
+  const guint8 *data;
+  gsize len = 0;
+
+  if (bytes == NULL)
+    {
+      json_builder_set_member_name (builder, name);
+      json_builder_add_null_value (builder);
+      return;
+    }
+
+  data = g_bytes_get_data (bytes, &len);
+  add_bytes_member (builder, name, data, len);
+}
+
+static void
+add_result_members (JsonBuilder  *builder,
+                    TerretResult *result)
+{
+  const char *notice = terret_result_get_notice (result);
+  const char *cwd = terret_result_get_cwd (result);
+  int term_signal = terret_result_get_term_signal (result);
+
+  json_builder_set_member_name (builder, "status");
+  if (terret_result_get_exited (result))
+    json_builder_add_int_value (builder, terret_result_get_exit_status (result));
+  else
+    json_builder_add_null_value (builder);
+
+  json_builder_set_member_name (builder, "signal");
+  if (term_signal > 0)
+    json_builder_add_int_value (builder, term_signal);
+  else
+    json_builder_add_null_value (builder);
+
+  add_gbytes_member (builder, "stdout", terret_result_get_stdout (result));
+  add_gbytes_member (builder, "stderr", terret_result_get_stderr (result));
+
+  json_builder_set_member_name (builder, "notice");
+  if (notice != NULL)
+    json_builder_add_string_value (builder, notice);
+  else
+    json_builder_add_null_value (builder);
+
+  json_builder_set_member_name (builder, "timed_out");
+  json_builder_add_boolean_value (builder, terret_result_get_timed_out (result));
+
+  json_builder_set_member_name (builder, "dropped");
+  json_builder_add_int_value (builder,
+                              (gint64)(terret_result_get_dropped (result, TERRET_STREAM_STDOUT) +
+                                       terret_result_get_dropped (result, TERRET_STREAM_STDERR)));
+
+  /* A directory name is bytes too; a non-UTF-8 one travels as base64
+   * rather than being mangled into something that names no directory. */
+  if (cwd != NULL)
+    add_bytes_member (builder, "cwd", (const guint8 *)cwd, strlen (cwd));
+  else
+    {
+      json_builder_set_member_name (builder, "cwd");
+      json_builder_add_null_value (builder);
+    }
+}
+
+/*
+ * cli_response_new:
+ * @id: (nullable): the request's id, copied as is; %NULL for JSON null
+ * @result: (nullable): what a run left behind
+ * @error: (nullable): why the request was not carried out
+ *
+ * One protocol response. With @error it is `{id, ok: false, error}`; with
+ * @result the full set of run fields; with neither, the bare
+ * acknowledgement `{id, ok: true}` of an op that has nothing to report.
+ */
+JsonNode *
+cli_response_new (JsonNode     *id,
+                  TerretResult *result,
+                  const GError *error)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+
+  json_builder_begin_object (builder);
+
+  json_builder_set_member_name (builder, "id");
+  if (id != NULL)
+    json_builder_add_value (builder, json_node_copy (id));
+  else
+    json_builder_add_null_value (builder);
+
+  json_builder_set_member_name (builder, "ok");
+  json_builder_add_boolean_value (builder, error == NULL);
+
+  if (error != NULL)
+    {
+      json_builder_set_member_name (builder, "error");
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "code");
+      json_builder_add_string_value (builder, cli_error_code (error));
+      json_builder_set_member_name (builder, "message");
+      json_builder_add_string_value (builder, error->message);
+      json_builder_end_object (builder);
+    }
+  else if (result != NULL)
+    add_result_members (builder, result);
+
+  json_builder_end_object (builder);
+
+  return json_builder_get_root (builder);
+}
+
+/*
+ * cli_exit_code_for_result:
+ *
+ * The exit code that reports a command that ran: 124 when it timed out
+ * (whatever killed it then), 128+N when signal N ended it, its status
+ * when it reported one, and 255 when it reported none.
+ */
+int
+cli_exit_code_for_result (TerretResult *result)
+{
+  int term_signal;
+
+  if (terret_result_get_timed_out (result))
+    return CLI_EXIT_TIMEOUT;
+
+  term_signal = terret_result_get_term_signal (result);
+  if (term_signal > 0)
+    return CLI_EXIT_SIGNAL_BASE + term_signal;
+
+  if (terret_result_get_exited (result))
+    return terret_result_get_exit_status (result);
+
+  return CLI_EXIT_NO_STATUS;
+}
+
+/*
+ * cli_write_all:
+ *
+ * Writes all of @data to @fd before returning. The output may be a pipe
+ * someone else left non-blocking, so EAGAIN waits for room with poll()
+ * rather than dropping or spinning.
+ */
+gboolean
+cli_write_all (int          fd,
+               const void  *data,
+               gsize        len,
+               GError     **error)
+{
+  const guint8 *p = data;
+
+  while (len > 0)
+    {
+      gssize n = write (fd, p, len);
+
+      if (n < 0)
+        {
+          int errsv = errno;
+
+          if (errsv == EINTR)
+            continue;
+          if (errsv == EAGAIN || errsv == EWOULDBLOCK)
+            {
+              struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+
+              if (poll (&pfd, 1, -1) < 0 && errno != EINTR)
+                errsv = errno;
+              else
+                continue;
+            }
+
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
+                       "cannot write to fd %d: %s", fd, g_strerror (errsv));
+          return FALSE;
+        }
+
+      p += n;
+      len -= n;
+    }
+
+  return TRUE;
+}
+
+/* @node as one line of compact JSON, newline-terminated, written at once
+ * so lines from concurrent runs never interleave. */
+gboolean
+cli_write_json_line (int        fd,
+                     JsonNode  *node,
+                     GError   **error)
+{
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autoptr(GString) line = NULL;
+  gsize len = 0;
+  g_autofree char *text = NULL;
+
+  json_generator_set_root (generator, node);
+  text = json_generator_to_data (generator, &len);
+
+  line = g_string_new_len (text, len);
+  g_string_append_c (line, '\n');
+
+  return cli_write_all (fd, line->str, line->len, error);
+}
