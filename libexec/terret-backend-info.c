@@ -71,6 +71,9 @@ terret_backend_info_list (void)
  * terret_backend_info_get_name:
  * @self: a backend info
  *
+ * Gets the name the backend registered under, the one
+ * [func@Terret.Executor.new], `TERRET_EXECUTOR` and `backend=` take.
+ *
  * Returns: the backend's name
  *
  * Since: 0.1
@@ -86,6 +89,8 @@ terret_backend_info_get_name (TerretBackendInfo *self)
 /**
  * terret_backend_info_get_priority:
  * @self: a backend info
+ *
+ * Gets the backend's priority.
  *
  * Returns: the backend's priority; selection prefers higher ones
  *
@@ -120,6 +125,8 @@ terret_backend_info_get_backend_type (TerretBackendInfo *self)
 /**
  * terret_backend_info_get_module_path:
  * @self: a backend info
+ *
+ * Gets the file the backend's module was loaded from.
  *
  * Returns: (nullable) (type filename): the module file the backend was
  *   loaded from, or %NULL when it was not loaded from a module

@@ -7,4 +7,13 @@
 
 #include "terret-error.h"
 
+/**
+ * terret_exec_error_quark:
+ *
+ * Gets the quark of the %TERRET_EXEC_ERROR error domain; use the macro.
+ *
+ * Returns: the error domain
+ *
+ * Since: 0.1
+ */
 G_DEFINE_QUARK (terret-exec-error-quark, terret_exec_error)

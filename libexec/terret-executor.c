@@ -284,6 +284,8 @@ terret_executor_new_default (GError **error)
  * terret_executor_get_name:
  * @self: an executor
  *
+ * Gets the name of the backend behind @self.
+ *
  * Returns: the name of the backend behind @self
  *
  * Since: 0.1
@@ -299,6 +301,9 @@ terret_executor_get_name (TerretExecutor *self)
 /**
  * terret_executor_get_capabilities:
  * @self: an executor
+ *
+ * Gets what the backend behind @self offers; see
+ * [flags@Terret.Capabilities].
  *
  * Returns: what the backend offers
  *

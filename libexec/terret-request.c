@@ -242,6 +242,8 @@ terret_request_new (const char *command)
  * terret_request_get_command:
  * @self: a request
  *
+ * Gets the command text.
+ *
  * Returns: the command text
  *
  * Since: 0.1
@@ -277,6 +279,8 @@ terret_request_set_command (TerretRequest *self,
 /**
  * terret_request_get_session:
  * @self: a request
+ *
+ * Gets the session key the command runs in.
  *
  * Returns: the session key
  *
@@ -315,6 +319,8 @@ terret_request_set_session (TerretRequest *self,
 /**
  * terret_request_get_timeout:
  * @self: a request
+ *
+ * Gets how long the command may run.
  *
  * Returns: the timeout in seconds, 0 for the backend's default
  *
@@ -356,6 +362,8 @@ terret_request_set_timeout (TerretRequest *self,
  * terret_request_get_cwd:
  * @self: a request
  *
+ * Gets the working directory of this run.
+ *
  * Returns: (nullable) (type filename): the working directory, or %NULL
  *
  * Since: 0.1
@@ -391,6 +399,8 @@ terret_request_set_cwd (TerretRequest *self,
 /**
  * terret_request_get_env:
  * @self: a request
+ *
+ * Gets the environment overlay of this run.
  *
  * Returns: (array zero-terminated=1) (transfer none): the environment
  *   overlay, as `VARIABLE=value` entries

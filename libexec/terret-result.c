@@ -95,6 +95,9 @@ terret_result_new (void)
  * terret_result_get_exited:
  * @self: a result
  *
+ * Gets whether the command reported an exit status. It did not when
+ * it was killed, timed out, or its shell ended under it.
+ *
  * Returns: %TRUE when the command reported an exit status
  *
  * Since: 0.1
@@ -111,6 +114,8 @@ terret_result_get_exited (TerretResult *self)
  * terret_result_get_exit_status:
  * @self: a result
  *
+ * Gets the command's exit status.
+ *
  * Returns: the exit status, or -1 when the command did not report one
  *
  * Since: 0.1
@@ -126,6 +131,8 @@ terret_result_get_exit_status (TerretResult *self)
 /**
  * terret_result_get_term_signal:
  * @self: a result
+ *
+ * Gets the signal that ended the command, where the backend knows it.
  *
  * Returns: the signal that ended the command, or 0 when none is known
  *
@@ -162,6 +169,9 @@ terret_result_get_stdout (TerretResult *self)
 /**
  * terret_result_get_stderr:
  * @self: a result
+ *
+ * Gets the standard error, for backends with
+ * %TERRET_CAPABILITY_SEPARATE_STDERR.
  *
  * Returns: (transfer none) (nullable): the standard error as captured, or
  *   %NULL when the backend merges it into stdout
@@ -201,6 +211,9 @@ terret_result_get_notice (TerretResult *self)
  * terret_result_get_timed_out:
  * @self: a result
  *
+ * Gets whether the command was stopped because it ran past its
+ * timeout. The output is then what it wrote until then.
+ *
  * Returns: %TRUE when the command ran past its timeout
  *
  * Since: 0.1
@@ -217,6 +230,9 @@ terret_result_get_timed_out (TerretResult *self)
  * terret_result_get_dropped:
  * @self: a result
  * @stream: which stream
+ *
+ * Gets how many bytes of @stream the capture dropped to stay within
+ * the backend's output limit.
  *
  * Returns: how many bytes of @stream the capture dropped
  *
@@ -259,6 +275,8 @@ terret_result_get_cut_offset (TerretResult *self,
  * terret_result_get_cwd:
  * @self: a result
  *
+ * Gets the session's working directory after the run.
+ *
  * Returns: (nullable) (type filename): the session's working directory
  *   after the run, where the backend knows it
  *
@@ -277,6 +295,8 @@ terret_result_get_cwd (TerretResult *self)
  * @self: a result
  * @status: the exit status, 0 to 255, or -1 for none
  *
+ * For backends: sets the exit status.
+ *
  * Since: 0.1
  */
 void
@@ -293,6 +313,8 @@ terret_result_set_exit_status (TerretResult *self,
  * terret_result_set_term_signal:
  * @self: a result
  * @signum: the signal that ended the command, or 0 for none
+ *
+ * For backends: sets the signal that ended the command.
  *
  * Since: 0.1
  */
@@ -338,6 +360,8 @@ terret_result_set_wait_status (TerretResult *self,
  * @self: a result
  * @bytes: the captured standard output
  *
+ * For backends: sets the captured standard output.
+ *
  * Since: 0.1
  */
 void
@@ -356,6 +380,8 @@ terret_result_set_stdout (TerretResult *self,
  * terret_result_set_stderr:
  * @self: a result
  * @bytes: (nullable): the captured standard error, or %NULL when merged
+ *
+ * For backends: sets the captured standard error.
  *
  * Since: 0.1
  */
@@ -398,6 +424,8 @@ terret_result_add_notice (TerretResult *self,
  * @self: a result
  * @timed_out: whether the command ran past its timeout
  *
+ * For backends: marks the run as stopped by its timeout.
+ *
  * Since: 0.1
  */
 void
@@ -415,6 +443,9 @@ terret_result_set_timed_out (TerretResult *self,
  * @stream: which stream
  * @dropped: how many bytes the capture dropped
  * @cut_offset: where in the kept bytes they were
+ *
+ * For backends: records how many bytes of @stream the capture dropped
+ * and where in the kept bytes they were.
  *
  * Since: 0.1
  */
@@ -435,6 +466,8 @@ terret_result_set_dropped (TerretResult *self,
  * terret_result_set_cwd:
  * @self: a result
  * @cwd: (nullable) (type filename): the session's working directory
+ *
+ * For backends: sets the session's working directory after the run.
  *
  * Since: 0.1
  */
