@@ -316,6 +316,8 @@ terret_shell_channel_spawn (TerretShellChannel  *self,
  * terret_shell_channel_can_prepare_run:
  * @self: a channel
  *
+ * Tells whether the channel implements `prepare_run`.
+ *
  * Returns: whether the channel sets the terminal's modes itself before
  *   every exchange
  *
@@ -449,6 +451,8 @@ terret_shell_channel_terminate (TerretShellChannel *self)
  * terret_shell_channel_is_open:
  * @self: a channel
  *
+ * Tells whether the channel holds a spawned shell.
+ *
  * Returns: whether the channel was spawned and not yet terminated (its
  *   shell may have ended meanwhile)
  *
@@ -467,6 +471,8 @@ terret_shell_channel_is_open (TerretShellChannel *self)
 /**
  * terret_shell_channel_get_pid:
  * @self: a channel
+ *
+ * Gets the local process that carries the shell.
  *
  * Returns: the local process carrying the shell, or 0 when the channel is
  *   not open or its process has ended
@@ -490,6 +496,8 @@ terret_shell_channel_get_pid (TerretShellChannel *self)
  * terret_shell_channel_get_exited:
  * @self: a channel
  * @wait_status: (out) (optional): the wait status the process ended with
+ *
+ * Tells whether the channel's process has been seen to end, and how.
  *
  * Returns: whether the channel's process is known to have ended
  *
@@ -515,6 +523,8 @@ terret_shell_channel_get_exited (TerretShellChannel *self,
  * terret_shell_channel_get_read_fd:
  * @self: an open channel
  *
+ * Gets the descriptor the shell's output is read from.
+ *
  * Returns: the non-blocking descriptor the shell's output is read from,
  *   or -1
  *
@@ -533,6 +543,8 @@ terret_shell_channel_get_read_fd (TerretShellChannel *self)
 /**
  * terret_shell_channel_get_write_fd:
  * @self: an open channel
+ *
+ * Gets the descriptor the shell's input is written to.
  *
  * Returns: the non-blocking descriptor the shell's input is written to
  *   (the same as the read descriptor for a pty), or -1

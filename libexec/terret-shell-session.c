@@ -168,6 +168,11 @@ struct _TerretShellSession
 
   TerretShellChannel *channel;  /* (owned) */
 
+  /* READ_CHUNK bytes for the run in flight (there is at most one), kept
+   * across runs: a fresh 64 KiB per run cost a heap trim and page faults
+   * on every round trip. */
+  guint8 *read_buffer;          /* (owned) (nullable) */
+
   /* Guards everything below: runs, closes and settings may come from
    * different threads. Never held across I/O. */
   GMutex mutex;
@@ -203,7 +208,6 @@ struct _Run
    * beginning of the marker, or a marker still arriving. */
   GByteArray *hold;             /* (owned) */
   TerretHeadCapture *capture;   /* (owned) confirmed output */
-  guint8 *buffer;               /* (owned) READ_CHUNK bytes */
 
   int status;
   char *cwd;                    /* (owned) (nullable) from the marker */
@@ -477,7 +481,6 @@ run_free (Run *run)
   g_clear_pointer (&run->out, g_byte_array_unref);
   g_clear_pointer (&run->hold, g_byte_array_unref);
   g_clear_pointer (&run->capture, terret_head_capture_free);
-  g_clear_pointer (&run->buffer, g_free);
   g_clear_pointer (&run->cwd, g_free);
   g_free (run);
 }
@@ -754,7 +757,7 @@ run_read_once (Run      *run,
   gssize n;
 
   *would_block = FALSE;
-  n = terret_shell_channel_read (run->session->channel, run->buffer, READ_CHUNK, &error);
+  n = terret_shell_channel_read (run->session->channel, run->session->read_buffer, READ_CHUNK, &error);
 
   if (n < 0 && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
     {
@@ -768,7 +771,7 @@ run_read_once (Run      *run,
       return FALSE;
     }
 
-  if (run_feed (run, run->buffer, n))
+  if (run_feed (run, run->session->read_buffer, n))
     {
       run_complete_marker (run);
       return FALSE;
@@ -1036,16 +1039,18 @@ static gboolean
 session_drain_idle (TerretShellSession *self)
 {
   gint64 deadline = g_get_monotonic_time () + DRAIN_BUDGET_USEC;
-  g_autofree guint8 *buffer = NULL;
+  /* On the stack: between runs there is usually nothing to read, and a
+   * heap chunk per run made glibc trim and fault the pages in again on
+   * every run. */
+  guint8 buffer[4096];
 
   if (terret_shell_channel_check_exited (self->channel))
     return FALSE;
 
-  buffer = g_malloc (READ_CHUNK);
   for (;;)
     {
       g_autoptr(GError) error = NULL;
-      gssize n = terret_shell_channel_read (self->channel, buffer, READ_CHUNK, &error);
+      gssize n = terret_shell_channel_read (self->channel, buffer, sizeof buffer, &error);
 
       if (n < 0 && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
         return TRUE;
@@ -1254,7 +1259,8 @@ terret_shell_session_run_async (TerretShellSession  *self,
   run->max_output = terret_shell_session_get_max_output (self);
   run->notices = g_string_new (NULL);
   run->hold = g_byte_array_new ();
-  run->buffer = g_malloc (READ_CHUNK);
+  if (self->read_buffer == NULL)
+    self->read_buffer = g_malloc (READ_CHUNK);
   run->status = -1;
 
   if (pending_notice != NULL)
@@ -1349,6 +1355,8 @@ terret_shell_session_new (TerretShellChannel *channel)
  * terret_shell_session_get_channel:
  * @self: a session
  *
+ * Gets the channel the session was created with.
+ *
  * Returns: (transfer none): the channel carrying the session's shell
  *
  * Since: 0.1
@@ -1364,6 +1372,8 @@ terret_shell_session_get_channel (TerretShellSession *self)
 /**
  * terret_shell_session_get_shell:
  * @self: a session
+ *
+ * Gets the bash the session starts its next shell with.
  *
  * Returns: the bash the next shell is started with
  *
@@ -1408,6 +1418,8 @@ terret_shell_session_set_shell (TerretShellSession *self,
  * terret_shell_session_get_environ:
  * @self: a session
  *
+ * Gets the environment the next shell starts with.
+ *
  * Returns: (array zero-terminated=1) (nullable) (transfer none): the
  *   environment the next shell starts with, or %NULL for the default
  *
@@ -1451,6 +1463,8 @@ terret_shell_session_set_environ (TerretShellSession *self,
  * terret_shell_session_get_cwd:
  * @self: a session
  *
+ * Gets the working directory the next shell starts in.
+ *
  * Returns: (nullable) (type filename): the directory the next shell
  *   starts in, or %NULL for the host's
  *
@@ -1493,6 +1507,8 @@ terret_shell_session_set_cwd (TerretShellSession *self,
 /**
  * terret_shell_session_get_max_output:
  * @self: a session
+ *
+ * Gets the cap on the output a run keeps.
  *
  * Returns: how many bytes of a run's output are kept
  *
@@ -1543,6 +1559,8 @@ terret_shell_session_set_max_output (TerretShellSession *self,
  * terret_shell_session_get_handshake_timeout:
  * @self: a session
  *
+ * Gets how long a new shell has to answer its start-up handshake.
+ *
  * Returns: seconds a new shell has to answer its start-up handshake
  *
  * Since: 0.1
@@ -1586,6 +1604,8 @@ terret_shell_session_set_handshake_timeout (TerretShellSession *self,
  * terret_shell_session_is_busy:
  * @self: a session
  *
+ * Tells whether the session is running a command or closing.
+ *
  * Returns: whether a run (or a close) is in flight
  *
  * Since: 0.1
@@ -1607,6 +1627,8 @@ terret_shell_session_is_busy (TerretShellSession *self)
 /**
  * terret_shell_session_get_pid:
  * @self: a session
+ *
+ * Gets the process carrying the session's shell.
  *
  * Returns: the pid of the process carrying the session's shell (bash
  *   itself for a local pty), or 0 when there is none
@@ -1639,6 +1661,7 @@ terret_shell_session_finalize (GObject *object)
   TerretShellSession *self = (TerretShellSession *)object;
 
   g_clear_object (&self->channel);
+  g_clear_pointer (&self->read_buffer, g_free);
   g_clear_pointer (&self->shell, g_free);
   g_clear_pointer (&self->environ, g_strfreev);
   g_clear_pointer (&self->cwd, g_free);

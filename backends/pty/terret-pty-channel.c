@@ -90,19 +90,27 @@ static gboolean
 set_modes (int      fd,
            GError **error)
 {
-  struct termios modes;
+  struct termios modes, wanted;
 
   if (tcgetattr (fd, &modes) < 0)
     goto fail;
 
-  modes.c_lflag &= ~(ECHO | ECHOE | ECHOK | ECHONL | ICANON | IEXTEN);
-  modes.c_lflag |= ISIG;
-  modes.c_oflag &= ~OPOST;
-  modes.c_iflag &= ~(IXON | IXOFF | IXANY);
-  modes.c_cc[VMIN] = 1;
-  modes.c_cc[VTIME] = 0;
+  wanted = modes;
+  wanted.c_lflag &= ~(ECHO | ECHOE | ECHOK | ECHONL | ICANON | IEXTEN);
+  wanted.c_lflag |= ISIG;
+  wanted.c_oflag &= ~OPOST;
+  wanted.c_iflag &= ~(IXON | IXOFF | IXANY);
+  wanted.c_cc[VMIN] = 1;
+  wanted.c_cc[VTIME] = 0;
 
-  if (tcsetattr (fd, TCSANOW, &modes) < 0)
+  /* This runs before every exchange; the usual case is that nothing
+   * changed, and one read is then all it costs. */
+  if (wanted.c_lflag == modes.c_lflag && wanted.c_oflag == modes.c_oflag &&
+      wanted.c_iflag == modes.c_iflag && wanted.c_cc[VMIN] == modes.c_cc[VMIN] &&
+      wanted.c_cc[VTIME] == modes.c_cc[VTIME])
+    return TRUE;
+
+  if (tcsetattr (fd, TCSANOW, &wanted) < 0)
     goto fail;
 
   return TRUE;
