@@ -18,5 +18,6 @@
 #include "terret-backend-info.h"
 #include "terret-shell-channel.h"
 #include "terret-shell-session.h"
+#include "terret-session-executor.h"
 
 #undef __TERRET_EXEC_INSIDE__
