@@ -72,7 +72,15 @@ typedef struct
   GStrv env;                    /* (owned) */
   char *shell;                  /* (owned) */
   double handshake_timeout;
+
+  /* Bumped whenever a setting a session is handed changes, so a run
+   * passes them on (and rebuilds the environment) only when they did,
+   * not on every round trip. */
+  guint generation;
 } TerretSessionExecutorPrivate;
+
+/* The settings generation a session was last handed. */
+static GQuark session_generation_quark;
 
 static void executor_iface_init (TerretExecutorInterface *iface);
 static void initable_iface_init (GInitableIface *iface);
@@ -222,8 +230,9 @@ terret_session_executor_run_async (TerretExecutor      *executor,
   g_autofree char *shell = NULL;
   const char *key = terret_request_get_session (request);
   double timeout = terret_request_get_timeout (request);
-  double handshake_timeout;
-  guint64 max_output;
+  double handshake_timeout = 0;
+  guint64 max_output = 0;
+  guint generation, handed;
 
   g_task_set_source_tag (task, terret_session_executor_run_async);
   g_task_set_task_data (task, g_strdup (key), g_free);
@@ -238,28 +247,38 @@ terret_session_executor_run_async (TerretExecutor      *executor,
   g_mutex_lock (&priv->mutex);
   if (timeout <= 0)
     timeout = priv->timeout;
-  max_output = priv->max_output;
-  cwd = g_strdup (priv->cwd);
-  env = g_strdupv (priv->env);
-  shell = g_strdup (priv->shell);
-  handshake_timeout = priv->handshake_timeout;
+  generation = priv->generation;
+  handed = GPOINTER_TO_UINT (g_object_get_qdata (G_OBJECT (session), session_generation_quark));
+  if (handed != generation)
+    {
+      max_output = priv->max_output;
+      cwd = g_strdup (priv->cwd);
+      env = g_strdupv (priv->env);
+      shell = g_strdup (priv->shell);
+      handshake_timeout = priv->handshake_timeout;
+    }
   g_mutex_unlock (&priv->mutex);
 
-  envp = terret_shell_session_build_environ (NULL, (const char * const *)env, &error);
-  if (envp == NULL)
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-
-  /* Read now, used when the session next starts a shell: a changed
+  /* Handed over now, used when the session next starts a shell: a changed
    * setting governs the next session, never a running one. The cap
    * applies from this run on. */
-  terret_shell_session_set_shell (session, shell);
-  terret_shell_session_set_cwd (session, cwd);
-  terret_shell_session_set_environ (session, (const char * const *)envp);
-  terret_shell_session_set_handshake_timeout (session, handshake_timeout);
-  terret_shell_session_set_max_output (session, max_output);
+  if (handed != generation)
+    {
+      envp = terret_shell_session_build_environ (NULL, (const char * const *)env, &error);
+      if (envp == NULL)
+        {
+          g_task_return_error (task, g_steal_pointer (&error));
+          return;
+        }
+
+      terret_shell_session_set_shell (session, shell);
+      terret_shell_session_set_cwd (session, cwd);
+      terret_shell_session_set_environ (session, (const char * const *)envp);
+      terret_shell_session_set_handshake_timeout (session, handshake_timeout);
+      terret_shell_session_set_max_output (session, max_output);
+      g_object_set_qdata (G_OBJECT (session), session_generation_quark,
+                          GUINT_TO_POINTER (generation));
+    }
 
   if (klass->prepare_session != NULL &&
       !klass->prepare_session (self, key, session, &error))
@@ -520,6 +539,9 @@ terret_session_executor_set_property (GObject      *object,
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       changed = FALSE;
     }
+  /* Generation 0 is what a new session has been handed: never reuse it. */
+  if (changed && prop_id != PROP_TIMEOUT && ++priv->generation == 0)
+    priv->generation = 1;
   g_mutex_unlock (&priv->mutex);
 
   if (changed)
@@ -538,6 +560,8 @@ terret_session_executor_class_init (TerretSessionExecutorClass *klass)
 
   klass->get_capabilities = terret_session_executor_real_get_capabilities;
   klass->finish_run = terret_session_executor_real_finish_run;
+
+  session_generation_quark = g_quark_from_static_string ("terret-session-executor-generation");
 
   /**
    * TerretSessionExecutor:timeout:
@@ -645,4 +669,5 @@ terret_session_executor_init (TerretSessionExecutor *self)
   priv->env = g_new0 (char *, 1);
   priv->shell = g_strdup (TERRET_SESSION_EXECUTOR_DEFAULT_SHELL);
   priv->handshake_timeout = TERRET_SHELL_SESSION_DEFAULT_HANDSHAKE_TIMEOUT;
+  priv->generation = 1;
 }
