@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -50,6 +51,9 @@ typedef struct
   int wait_status;
   guint open : 1;
   guint leads_group : 1;
+  /* Only a pipe or a socket raises SIGPIPE; a terminal answers EIO. Known
+   * once, so a pty's writes skip the three signal-mask calls. */
+  guint write_may_raise_sigpipe : 1;
   /* Written on the thread that watches the process, read by any thread
    * that asks for the pid or kills; hence atomic. */
   gint exited;
@@ -654,6 +658,15 @@ terret_shell_channel_write (TerretShellChannel  *self,
       return -1;
     }
 
+  if (!priv->write_may_raise_sigpipe)
+    {
+      do
+        n = write (priv->write_fd, data, len);
+      while (n < 0 && errno == EINTR);
+      saved_errno = errno;
+      goto done;
+    }
+
   /* Blocking SIGPIPE for this thread only, then consuming the one this
    * write raised (and only if it was not already pending for some other
    * reason): the host's own disposition is never touched. */
@@ -678,6 +691,7 @@ terret_shell_channel_write (TerretShellChannel  *self,
     }
   pthread_sigmask (SIG_SETMASK, &old_set, NULL);
 
+done:
   if (n >= 0)
     return n;
 
@@ -714,6 +728,7 @@ terret_shell_channel_set_process (TerretShellChannel *self,
 {
   TerretShellChannelPrivate *priv = terret_shell_channel_get_instance_private (self);
   GError *error = NULL;
+  struct stat st;
 
   g_return_if_fail (TERRET_IS_SHELL_CHANNEL (self));
   g_return_if_fail (pid > 0);
@@ -729,6 +744,7 @@ terret_shell_channel_set_process (TerretShellChannel *self,
   fcntl (read_fd, F_SETFD, FD_CLOEXEC);
   fcntl (write_fd, F_SETFD, FD_CLOEXEC);
 
+  priv->write_may_raise_sigpipe = fstat (write_fd, &st) < 0 || S_ISFIFO (st.st_mode) || S_ISSOCK (st.st_mode);
   priv->pid = pid;
   priv->read_fd = read_fd;
   priv->write_fd = write_fd;
