@@ -365,6 +365,10 @@ terret_executor_run_async (TerretExecutor      *self,
   else if (terret_request_get_env (request)[0] != NULL && !(caps & TERRET_CAPABILITY_REQUEST_ENV))
     refused = "an environment per request";
 
+  else if (terret_request_get_timeout_action (request) == TERRET_TIMEOUT_ACTION_DETACH &&
+           !(caps & TERRET_CAPABILITY_DETACH))
+    refused = "a timeout that detaches (on_timeout=detach)";
+
   if (refused != NULL)
     {
       g_task_report_new_error (self, callback, user_data, terret_executor_run_async,
@@ -405,6 +409,10 @@ terret_executor_run_finish (TerretExecutor  *self,
 
   return TERRET_EXECUTOR_GET_IFACE (self)->run_finish (self, result, error);
 }
+
+/* Dispatches a sync call gives the sources left on its private context
+ * after the call is over. */
+#define SYNC_DRAIN_ITERATIONS 64
 
 static void
 run_sync_done (GObject      *object,
@@ -456,8 +464,10 @@ terret_executor_run (TerretExecutor  *self,
   ret = terret_executor_run_finish (self, result, error);
 
   /* Sources a backend left behind on the private context (a completed
-   * run's, destroyed but not yet freed) must go before the context does. */
-  while (g_main_context_pending (context))
+   * run's, destroyed but not yet freed) must go before the context does.
+   * Bounded: a command a timeout detached from stays attached here, and
+   * one printing without pause would keep the context busy forever. */
+  for (guint i = 0; i < SYNC_DRAIN_ITERATIONS && g_main_context_pending (context); i++)
     g_main_context_iteration (context, FALSE);
   g_main_context_pop_thread_default (context);
 
@@ -536,6 +546,250 @@ terret_executor_get_session_pid (TerretExecutor *self,
     return 0;
 
   return iface->get_session_pid (self, session);
+}
+
+/* The interactive operations are optional: a backend offers one when it
+ * both sets the capability flag and implements the vfunc. Refusing here,
+ * from the flags, keeps the error and its wording the same everywhere. */
+static gboolean
+check_supported (TerretExecutor      *self,
+                 TerretCapabilities   flag,
+                 gpointer             vfunc,
+                 const char          *what,
+                 GError             **error)
+{
+  if (vfunc != NULL && (terret_executor_get_capabilities (self) & flag) != 0)
+    return TRUE;
+
+  g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_NOT_SUPPORTED,
+               "the %s backend cannot %s", backend_name (self), what);
+  return FALSE;
+}
+
+/**
+ * terret_executor_send_input:
+ * @self: an executor
+ * @session: a session key
+ * @data: the bytes to write, exactly as given
+ * @error: return location for a #GError
+ *
+ * Writes @data to the standard input of the command running in the
+ * session @session, either a run still in flight or a command left
+ * running by a timeout that detaches (see [enum@Terret.TimeoutAction]). For a backend
+ * on a terminal the bytes are typed into it, so a newline ends a line
+ * and a `^D` (0x04) at the start of a line is end of input. The bytes are
+ * queued without blocking and written in order as the command reads
+ * them.
+ *
+ * Returns: %TRUE when the bytes were queued; %FALSE with
+ *   %TERRET_EXEC_ERROR_NOT_SUPPORTED when the backend lacks
+ *   %TERRET_CAPABILITY_INPUT, or %TERRET_EXEC_ERROR_INVALID_REQUEST when
+ *   nothing is running in @session
+ *
+ * Since: 0.1
+ */
+gboolean
+terret_executor_send_input (TerretExecutor  *self,
+                            const char      *session,
+                            GBytes          *data,
+                            GError         **error)
+{
+  TerretExecutorInterface *iface;
+
+  g_return_val_if_fail (TERRET_IS_EXECUTOR (self), FALSE);
+  g_return_val_if_fail (session != NULL, FALSE);
+  g_return_val_if_fail (data != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  iface = TERRET_EXECUTOR_GET_IFACE (self);
+  if (!check_supported (self, TERRET_CAPABILITY_INPUT, iface->send_input,
+                        "send input to a running command", error))
+    return FALSE;
+
+  return iface->send_input (self, session, data, error);
+}
+
+/**
+ * terret_executor_interrupt:
+ * @self: an executor
+ * @session: a session key
+ * @error: return location for a #GError
+ *
+ * Interrupts the command running in @session, a run in flight or a
+ * detached command, as ^C does at a terminal: SIGINT to its foreground
+ * process group. A command that handles the interrupt goes on (a REPL, a
+ * loop trapping SIGINT). One that is still running after the backend's
+ * interrupt grace is killed with its whole process group; for a
+ * persistent session that ends the session's shell, the command's result
+ * says so and the next run starts a fresh one.
+ *
+ * The command's end is reported where it would have been anyway: by the
+ * run in flight, or by the next [method@Terret.Executor.poll_async].
+ *
+ * Returns: %TRUE when the interrupt was sent; %FALSE with
+ *   %TERRET_EXEC_ERROR_NOT_SUPPORTED when the backend lacks
+ *   %TERRET_CAPABILITY_INTERRUPT, or %TERRET_EXEC_ERROR_INVALID_REQUEST
+ *   when nothing is running in @session
+ *
+ * Since: 0.1
+ */
+gboolean
+terret_executor_interrupt (TerretExecutor  *self,
+                           const char      *session,
+                           GError         **error)
+{
+  TerretExecutorInterface *iface;
+
+  g_return_val_if_fail (TERRET_IS_EXECUTOR (self), FALSE);
+  g_return_val_if_fail (session != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  iface = TERRET_EXECUTOR_GET_IFACE (self);
+  if (!check_supported (self, TERRET_CAPABILITY_INTERRUPT, iface->interrupt,
+                        "interrupt a running command", error))
+    return FALSE;
+
+  return iface->interrupt (self, session, error);
+}
+
+/**
+ * terret_executor_poll_async:
+ * @self: an executor
+ * @session: a session key
+ * @wait: seconds to wait for new output at most; 0 returns at once
+ * @cancellable: (nullable): a #GCancellable; cancelling ends the poll,
+ *   not the command
+ * @callback: (scope async) (closure user_data): called when the poll is over
+ * @user_data: data for @callback
+ *
+ * Collects the output of the command a timeout detached from in
+ * @session (see [enum@Terret.TimeoutAction]). The poll returns as soon as
+ * there is output the caller has not seen, or the command ended, or
+ * @wait seconds passed.
+ *
+ * The result holds only the output since the previous result of the same
+ * command (the detaching run's, or the previous poll's), kept under the
+ * backend's output cap for each such stretch. While the command goes on,
+ * [method@Terret.Result.get_running] is %TRUE and there is no status.
+ * Once it ended, the result has its status and cwd, and the session is
+ * idle again: the next poll fails, the next run starts.
+ *
+ * A poll while a run is still waiting for the command fails with
+ * %TERRET_EXEC_ERROR_BUSY (that run's result will carry the output), and
+ * so does a second poll while one is waiting. A poll of a session with
+ * nothing detached fails with %TERRET_EXEC_ERROR_INVALID_REQUEST.
+ *
+ * Since: 0.1
+ */
+void
+terret_executor_poll_async (TerretExecutor      *self,
+                            const char          *session,
+                            double               wait,
+                            GCancellable        *cancellable,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data)
+{
+  TerretExecutorInterface *iface;
+  GError *error = NULL;
+
+  g_return_if_fail (TERRET_IS_EXECUTOR (self));
+  g_return_if_fail (session != NULL);
+  g_return_if_fail (wait >= 0);
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  iface = TERRET_EXECUTOR_GET_IFACE (self);
+  if (iface->poll_finish == NULL ||
+      !check_supported (self, TERRET_CAPABILITY_POLL, iface->poll_async,
+                        "poll a running command", &error))
+    {
+      if (error == NULL)
+        g_set_error (&error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_NOT_SUPPORTED,
+                     "the %s backend cannot poll a running command", backend_name (self));
+      g_task_report_error (self, callback, user_data, terret_executor_poll_async, error);
+      return;
+    }
+
+  iface->poll_async (self, session, wait, cancellable, callback, user_data);
+}
+
+/**
+ * terret_executor_poll_finish:
+ * @self: an executor
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError
+ *
+ * Completes [method@Terret.Executor.poll_async].
+ *
+ * Returns: (transfer full): the new output, with
+ *   [method@Terret.Result.get_running] telling whether the command goes
+ *   on, or %NULL with @error set in the %TERRET_EXEC_ERROR domain or to
+ *   %G_IO_ERROR_CANCELLED
+ *
+ * Since: 0.1
+ */
+TerretResult *
+terret_executor_poll_finish (TerretExecutor  *self,
+                             GAsyncResult    *result,
+                             GError         **error)
+{
+  g_return_val_if_fail (TERRET_IS_EXECUTOR (self), NULL);
+  g_return_val_if_fail (G_IS_ASYNC_RESULT (result), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (g_async_result_is_tagged (result, terret_executor_poll_async))
+    return g_task_propagate_pointer (G_TASK (result), error);
+
+  return TERRET_EXECUTOR_GET_IFACE (self)->poll_finish (self, result, error);
+}
+
+/**
+ * terret_executor_poll:
+ * @self: an executor
+ * @session: a session key
+ * @wait: seconds to wait for new output at most
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * The synchronous form of [method@Terret.Executor.poll_async], usable
+ * from any thread: it waits on a private main context. The command's
+ * output is read while the poll waits (and, between polls, while the
+ * main context the command was started or last polled from runs).
+ *
+ * Returns: (transfer full): as [method@Terret.Executor.poll_finish]
+ *
+ * Since: 0.1
+ */
+TerretResult *
+terret_executor_poll (TerretExecutor  *self,
+                      const char      *session,
+                      double           wait,
+                      GCancellable    *cancellable,
+                      GError         **error)
+{
+  g_autoptr(GMainContext) context = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  TerretResult *ret;
+
+  g_return_val_if_fail (TERRET_IS_EXECUTOR (self), NULL);
+  g_return_val_if_fail (session != NULL, NULL);
+  g_return_val_if_fail (wait >= 0, NULL);
+  g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  context = g_main_context_new ();
+  g_main_context_push_thread_default (context);
+
+  terret_executor_poll_async (self, session, wait, cancellable, run_sync_done, &result);
+  while (result == NULL)
+    g_main_context_iteration (context, TRUE);
+
+  ret = terret_executor_poll_finish (self, result, error);
+
+  for (guint i = 0; i < SYNC_DRAIN_ITERATIONS && g_main_context_pending (context); i++)
+    g_main_context_iteration (context, FALSE);
+  g_main_context_pop_thread_default (context);
+
+  return ret;
 }
 
 static gboolean

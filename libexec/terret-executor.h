@@ -66,6 +66,17 @@ G_DECLARE_INTERFACE (TerretExecutor, terret_executor, TERRET, EXECUTOR, GObject)
  *   a key that has no session is not an error.
  * @close_all: end every session
  * @get_session_pid: the process that carries a session, or 0
+ * @send_input: write bytes to the standard input of the command running
+ *   in a session; %NULL when the backend cannot
+ *   (%TERRET_CAPABILITY_INPUT)
+ * @interrupt: interrupt the command running in a session, and kill it
+ *   after a grace when it ignores the interrupt; %NULL when the backend
+ *   cannot (%TERRET_CAPABILITY_INTERRUPT)
+ * @poll_async: wait up to a given time for new output of the command
+ *   left running in a session; the task completes on the caller's
+ *   thread-default main context. %NULL when the backend cannot
+ *   (%TERRET_CAPABILITY_POLL)
+ * @poll_finish: complete a poll
  *
  * The virtual methods of [iface@Terret.Executor]. Backends also implement
  * [iface@Gio.Initable]: a backend that cannot work on this host fails
@@ -91,9 +102,25 @@ struct _TerretExecutorInterface
   void                (*close_all)        (TerretExecutor       *self);
   GPid                (*get_session_pid)  (TerretExecutor       *self,
                                            const char           *session);
+  gboolean            (*send_input)       (TerretExecutor       *self,
+                                           const char           *session,
+                                           GBytes               *data,
+                                           GError              **error);
+  gboolean            (*interrupt)        (TerretExecutor       *self,
+                                           const char           *session,
+                                           GError              **error);
+  void                (*poll_async)       (TerretExecutor       *self,
+                                           const char           *session,
+                                           double                wait,
+                                           GCancellable         *cancellable,
+                                           GAsyncReadyCallback   callback,
+                                           gpointer              user_data);
+  TerretResult       *(*poll_finish)      (TerretExecutor       *self,
+                                           GAsyncResult         *result,
+                                           GError              **error);
 
   /*< private >*/
-  gpointer _reserved[12];
+  gpointer _reserved[8];
 };
 
 TERRET_AVAILABLE_IN_0_1
@@ -128,6 +155,32 @@ void                terret_executor_close_all        (TerretExecutor       *self
 TERRET_AVAILABLE_IN_0_1
 GPid                terret_executor_get_session_pid  (TerretExecutor       *self,
                                                       const char           *session);
+TERRET_AVAILABLE_IN_0_1
+gboolean            terret_executor_send_input       (TerretExecutor       *self,
+                                                      const char           *session,
+                                                      GBytes               *data,
+                                                      GError              **error);
+TERRET_AVAILABLE_IN_0_1
+gboolean            terret_executor_interrupt        (TerretExecutor       *self,
+                                                      const char           *session,
+                                                      GError              **error);
+TERRET_AVAILABLE_IN_0_1
+void                terret_executor_poll_async       (TerretExecutor       *self,
+                                                      const char           *session,
+                                                      double                wait,
+                                                      GCancellable         *cancellable,
+                                                      GAsyncReadyCallback   callback,
+                                                      gpointer              user_data);
+TERRET_AVAILABLE_IN_0_1
+TerretResult       *terret_executor_poll_finish      (TerretExecutor       *self,
+                                                      GAsyncResult         *result,
+                                                      GError              **error);
+TERRET_AVAILABLE_IN_0_1
+TerretResult       *terret_executor_poll             (TerretExecutor       *self,
+                                                      const char           *session,
+                                                      double                wait,
+                                                      GCancellable         *cancellable,
+                                                      GError              **error);
 TERRET_AVAILABLE_IN_0_1
 gboolean            terret_executor_set_setting      (TerretExecutor       *self,
                                                       const char           *key,

@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "terret-enum-types.h"
 #include "terret-request.h"
 
 /**
@@ -31,6 +32,7 @@ struct _TerretRequest
   char *cwd;                 /* (owned) (nullable) */
   GStrv env;                 /* (owned) environ-style overlay */
   double timeout;
+  TerretTimeoutAction timeout_action;
 
   TerretProgressFunc progress_func;
   gpointer progress_data;
@@ -44,6 +46,7 @@ enum {
   PROP_COMMAND,
   PROP_SESSION,
   PROP_TIMEOUT,
+  PROP_TIMEOUT_ACTION,
   PROP_CWD,
   PROP_ENV,
   N_PROPS
@@ -97,6 +100,9 @@ terret_request_get_property (GObject    *object,
     case PROP_TIMEOUT:
       g_value_set_double (value, self->timeout);
       break;
+    case PROP_TIMEOUT_ACTION:
+      g_value_set_enum (value, self->timeout_action);
+      break;
     case PROP_CWD:
       g_value_set_string (value, self->cwd);
       break;
@@ -126,6 +132,9 @@ terret_request_set_property (GObject      *object,
       break;
     case PROP_TIMEOUT:
       terret_request_set_timeout (self, g_value_get_double (value));
+      break;
+    case PROP_TIMEOUT_ACTION:
+      terret_request_set_timeout_action (self, g_value_get_enum (value));
       break;
     case PROP_CWD:
       terret_request_set_cwd (self, g_value_get_string (value));
@@ -183,6 +192,19 @@ terret_request_class_init (TerretRequestClass *klass)
     g_param_spec_double ("timeout", NULL, NULL,
                          0, G_MAXDOUBLE, 0,
                          (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * TerretRequest:timeout-action:
+   *
+   * What the timeout does to a command still running: kill it (the
+   * default), or detach from it and leave it running in its session.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_TIMEOUT_ACTION] =
+    g_param_spec_enum ("timeout-action", NULL, NULL,
+                       TERRET_TYPE_TIMEOUT_ACTION, TERRET_TIMEOUT_ACTION_KILL,
+                       (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
 
   /**
    * TerretRequest:cwd:
@@ -355,6 +377,52 @@ terret_request_set_timeout (TerretRequest *self,
     {
       self->timeout = seconds;
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TIMEOUT]);
+    }
+}
+
+/**
+ * terret_request_get_timeout_action:
+ * @self: a request
+ *
+ * Gets what the timeout does to a command still running.
+ *
+ * Returns: the timeout action, %TERRET_TIMEOUT_ACTION_KILL by default
+ *
+ * Since: 0.1
+ */
+TerretTimeoutAction
+terret_request_get_timeout_action (TerretRequest *self)
+{
+  g_return_val_if_fail (TERRET_IS_REQUEST (self), TERRET_TIMEOUT_ACTION_KILL);
+
+  return self->timeout_action;
+}
+
+/**
+ * terret_request_set_timeout_action:
+ * @self: a request
+ * @action: what the timeout does
+ *
+ * Sets what happens to the command when the timeout passes. With
+ * %TERRET_TIMEOUT_ACTION_DETACH the run returns the output so far with
+ * [method@Terret.Result.get_running] %TRUE and the command goes on; see
+ * [method@Terret.Executor.poll_async]. A backend without
+ * %TERRET_CAPABILITY_DETACH refuses such a request with
+ * %TERRET_EXEC_ERROR_NOT_SUPPORTED.
+ *
+ * Since: 0.1
+ */
+void
+terret_request_set_timeout_action (TerretRequest       *self,
+                                   TerretTimeoutAction  action)
+{
+  g_return_if_fail (TERRET_IS_REQUEST (self));
+  g_return_if_fail (action == TERRET_TIMEOUT_ACTION_KILL || action == TERRET_TIMEOUT_ACTION_DETACH);
+
+  if (self->timeout_action != action)
+    {
+      self->timeout_action = action;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TIMEOUT_ACTION]);
     }
 }
 

@@ -67,6 +67,11 @@ TERRET_AVAILABLE_IN_0_1
 void                 terret_request_set_timeout        (TerretRequest      *self,
                                                         double              seconds);
 TERRET_AVAILABLE_IN_0_1
+TerretTimeoutAction  terret_request_get_timeout_action (TerretRequest      *self);
+TERRET_AVAILABLE_IN_0_1
+void                 terret_request_set_timeout_action (TerretRequest      *self,
+                                                        TerretTimeoutAction action);
+TERRET_AVAILABLE_IN_0_1
 const char          *terret_request_get_cwd            (TerretRequest      *self);
 TERRET_AVAILABLE_IN_0_1
 void                 terret_request_set_cwd            (TerretRequest      *self,

@@ -43,6 +43,7 @@ struct _TerretResult
   int exit_status;              /* -1 when none */
   int term_signal;              /* 0 when none */
   guint timed_out : 1;
+  guint running : 1;
 };
 
 G_DEFINE_FINAL_TYPE (TerretResult, terret_result, G_TYPE_OBJECT)
@@ -224,6 +225,28 @@ terret_result_get_timed_out (TerretResult *self)
   g_return_val_if_fail (TERRET_IS_RESULT (self), FALSE);
 
   return self->timed_out;
+}
+
+/**
+ * terret_result_get_running:
+ * @self: a result
+ *
+ * Gets whether the command is still running: a run whose request's
+ * timeout action is %TERRET_TIMEOUT_ACTION_DETACH returned at its timeout,
+ * or a poll returned before the command ended. The result then has no
+ * status; [method@Terret.Executor.poll_async] collects the output that
+ * follows and, once the command ended, its status and cwd.
+ *
+ * Returns: %TRUE while the command goes on
+ *
+ * Since: 0.1
+ */
+gboolean
+terret_result_get_running (TerretResult *self)
+{
+  g_return_val_if_fail (TERRET_IS_RESULT (self), FALSE);
+
+  return self->running;
 }
 
 /**
@@ -435,6 +458,25 @@ terret_result_set_timed_out (TerretResult *self,
   g_return_if_fail (TERRET_IS_RESULT (self));
 
   self->timed_out = !!timed_out;
+}
+
+/**
+ * terret_result_set_running:
+ * @self: a result
+ * @running: whether the command goes on after this result
+ *
+ * For backends: marks the result as a snapshot of a command that is still
+ * running.
+ *
+ * Since: 0.1
+ */
+void
+terret_result_set_running (TerretResult *self,
+                           gboolean      running)
+{
+  g_return_if_fail (TERRET_IS_RESULT (self));
+
+  self->running = !!running;
 }
 
 /**

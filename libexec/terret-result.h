@@ -39,6 +39,8 @@ const char   *terret_result_get_notice           (TerretResult *self);
 TERRET_AVAILABLE_IN_0_1
 gboolean      terret_result_get_timed_out        (TerretResult *self);
 TERRET_AVAILABLE_IN_0_1
+gboolean      terret_result_get_running          (TerretResult *self);
+TERRET_AVAILABLE_IN_0_1
 guint64       terret_result_get_dropped          (TerretResult *self,
                                                   TerretStream  stream);
 TERRET_AVAILABLE_IN_0_1
@@ -69,6 +71,9 @@ void          terret_result_add_notice           (TerretResult *self,
 TERRET_AVAILABLE_IN_0_1
 void          terret_result_set_timed_out        (TerretResult *self,
                                                   gboolean      timed_out);
+TERRET_AVAILABLE_IN_0_1
+void          terret_result_set_running          (TerretResult *self,
+                                                  gboolean      running);
 TERRET_AVAILABLE_IN_0_1
 void          terret_result_set_dropped          (TerretResult *self,
                                                   TerretStream  stream,

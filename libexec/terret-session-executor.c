@@ -72,6 +72,7 @@ typedef struct
   GStrv env;                    /* (owned) */
   char *shell;                  /* (owned) */
   double handshake_timeout;
+  double interrupt_grace;
 
   /* Bumped whenever a setting a session is handed changes, so a run
    * passes them on (and rebuilds the environment) only when they did,
@@ -98,6 +99,7 @@ enum {
   PROP_ENV,
   PROP_SHELL,
   PROP_HANDSHAKE_TIMEOUT,
+  PROP_INTERRUPT_GRACE,
   N_PROPS
 };
 
@@ -120,7 +122,11 @@ terret_session_executor_real_get_capabilities (TerretSessionExecutor *self)
           TERRET_CAPABILITY_PERSISTENT_SESSIONS |
           TERRET_CAPABILITY_PROGRESS |
           TERRET_CAPABILITY_REPORTS_CWD |
-          TERRET_CAPABILITY_SESSION_PID);
+          TERRET_CAPABILITY_SESSION_PID |
+          TERRET_CAPABILITY_INPUT |
+          TERRET_CAPABILITY_INTERRUPT |
+          TERRET_CAPABILITY_POLL |
+          TERRET_CAPABILITY_DETACH);
 }
 
 /* The session of @key, created (with a channel from the subclass) when
@@ -231,6 +237,7 @@ terret_session_executor_run_async (TerretExecutor      *executor,
   const char *key = terret_request_get_session (request);
   double timeout = terret_request_get_timeout (request);
   double handshake_timeout = 0;
+  double interrupt_grace = 0;
   guint64 max_output = 0;
   guint generation, handed;
 
@@ -256,6 +263,7 @@ terret_session_executor_run_async (TerretExecutor      *executor,
       env = g_strdupv (priv->env);
       shell = g_strdup (priv->shell);
       handshake_timeout = priv->handshake_timeout;
+      interrupt_grace = priv->interrupt_grace;
     }
   g_mutex_unlock (&priv->mutex);
 
@@ -276,6 +284,7 @@ terret_session_executor_run_async (TerretExecutor      *executor,
       terret_shell_session_set_environ (session, (const char * const *)envp);
       terret_shell_session_set_handshake_timeout (session, handshake_timeout);
       terret_shell_session_set_max_output (session, max_output);
+      terret_shell_session_set_interrupt_grace (session, interrupt_grace);
       g_object_set_qdata (G_OBJECT (session), session_generation_quark,
                           GUINT_TO_POINTER (generation));
     }
@@ -363,6 +372,123 @@ terret_session_executor_get_session_pid (TerretExecutor *executor,
   return pid;
 }
 
+/* The session of @key if there is one: input, interrupts and polls
+ * address a command that is there, and never create a session. */
+static TerretShellSession *
+lookup_session (TerretSessionExecutor  *self,
+                const char             *key,
+                GError                **error)
+{
+  TerretSessionExecutorPrivate *priv = terret_session_executor_get_instance_private (self);
+  TerretShellSession *session;
+
+  g_mutex_lock (&priv->mutex);
+  session = g_hash_table_lookup (priv->sessions, key);
+  if (session != NULL)
+    g_object_ref (session);
+  g_mutex_unlock (&priv->mutex);
+
+  if (session == NULL)
+    g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                 "Nothing is running in session “%s”: it has no shell", key);
+  return session;
+}
+
+/* The session's errors speak of "the shell session"; a host juggling
+ * several wants to know which. */
+static gboolean
+name_session (gboolean     ok,
+              const char  *key,
+              GError     **error)
+{
+  if (!ok && error != NULL && *error != NULL)
+    g_prefix_error (error, "Session “%s”: ", key);
+  return ok;
+}
+
+static gboolean
+terret_session_executor_send_input (TerretExecutor  *executor,
+                                    const char      *key,
+                                    GBytes          *data,
+                                    GError         **error)
+{
+  g_autoptr(TerretShellSession) session = NULL;
+
+  if ((session = lookup_session (TERRET_SESSION_EXECUTOR (executor), key, error)) == NULL)
+    return FALSE;
+
+  return name_session (terret_shell_session_send_input (session, data, error), key, error);
+}
+
+static gboolean
+terret_session_executor_interrupt (TerretExecutor  *executor,
+                                   const char      *key,
+                                   GError         **error)
+{
+  g_autoptr(TerretShellSession) session = NULL;
+
+  if ((session = lookup_session (TERRET_SESSION_EXECUTOR (executor), key, error)) == NULL)
+    return FALSE;
+
+  return name_session (terret_shell_session_interrupt (session, error), key, error);
+}
+
+/* The task's data is the poll's session key. */
+static void
+poll_done (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(GError) error = NULL;
+  TerretResult *ret;
+
+  ret = terret_shell_session_poll_finish (TERRET_SHELL_SESSION (object), result, &error);
+  if (ret == NULL)
+    {
+      if (error->domain == TERRET_EXEC_ERROR)
+        g_prefix_error (&error, "Session “%s”: ", (const char *)g_task_get_task_data (task));
+      g_task_return_error (task, g_steal_pointer (&error));
+    }
+  else
+    g_task_return_pointer (task, ret, g_object_unref);
+}
+
+static void
+terret_session_executor_poll_async (TerretExecutor      *executor,
+                                    const char          *key,
+                                    double               wait,
+                                    GCancellable        *cancellable,
+                                    GAsyncReadyCallback  callback,
+                                    gpointer             user_data)
+{
+  TerretSessionExecutor *self = TERRET_SESSION_EXECUTOR (executor);
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  g_autoptr(TerretShellSession) session = NULL;
+  GError *error = NULL;
+
+  g_task_set_source_tag (task, terret_session_executor_poll_async);
+  g_task_set_task_data (task, g_strdup (key), g_free);
+
+  if ((session = lookup_session (self, key, &error)) == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+
+  terret_shell_session_poll_async (session, wait, cancellable, poll_done, g_steal_pointer (&task));
+}
+
+static TerretResult *
+terret_session_executor_poll_finish (TerretExecutor  *executor,
+                                     GAsyncResult    *result,
+                                     GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, executor), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
 static void
 executor_iface_init (TerretExecutorInterface *iface)
 {
@@ -372,6 +498,10 @@ executor_iface_init (TerretExecutorInterface *iface)
   iface->close_session = terret_session_executor_close_session;
   iface->close_all = terret_session_executor_close_all;
   iface->get_session_pid = terret_session_executor_get_session_pid;
+  iface->send_input = terret_session_executor_send_input;
+  iface->interrupt = terret_session_executor_interrupt;
+  iface->poll_async = terret_session_executor_poll_async;
+  iface->poll_finish = terret_session_executor_poll_finish;
 }
 
 /* --- GInitable -------------------------------------------------------- */
@@ -482,6 +612,9 @@ terret_session_executor_get_property (GObject    *object,
     case PROP_HANDSHAKE_TIMEOUT:
       g_value_set_double (value, priv->handshake_timeout);
       break;
+    case PROP_INTERRUPT_GRACE:
+      g_value_set_double (value, priv->interrupt_grace);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -534,6 +667,10 @@ terret_session_executor_set_property (GObject      *object,
     case PROP_HANDSHAKE_TIMEOUT:
       changed = priv->handshake_timeout != g_value_get_double (value);
       priv->handshake_timeout = g_value_get_double (value);
+      break;
+    case PROP_INTERRUPT_GRACE:
+      changed = priv->interrupt_grace != g_value_get_double (value);
+      priv->interrupt_grace = g_value_get_double (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -654,6 +791,22 @@ terret_session_executor_class_init (TerretSessionExecutorClass *klass)
                          0.001, G_MAXDOUBLE, TERRET_SHELL_SESSION_DEFAULT_HANDSHAKE_TIMEOUT,
                          (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
 
+  /**
+   * TerretSessionExecutor:interrupt-grace:
+   *
+   * Seconds a command interrupted with [method@Terret.Executor.interrupt]
+   * may stay silent and running before it is killed with its session's
+   * shell (the next run then starts a new one).
+   *
+   * Since: 0.1
+   */
+  properties[PROP_INTERRUPT_GRACE] =
+    g_param_spec_double ("interrupt-grace", NULL,
+                         "Seconds an interrupted command may stay silent and running before "
+                         "it is killed with its session",
+                         0.001, G_MAXDOUBLE, TERRET_SHELL_SESSION_DEFAULT_INTERRUPT_GRACE,
+                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -669,5 +822,6 @@ terret_session_executor_init (TerretSessionExecutor *self)
   priv->env = g_new0 (char *, 1);
   priv->shell = g_strdup (TERRET_SESSION_EXECUTOR_DEFAULT_SHELL);
   priv->handshake_timeout = TERRET_SHELL_SESSION_DEFAULT_HANDSHAKE_TIMEOUT;
+  priv->interrupt_grace = TERRET_SHELL_SESSION_DEFAULT_INTERRUPT_GRACE;
   priv->generation = 1;
 }

@@ -54,7 +54,10 @@ G_DECLARE_DERIVABLE_TYPE (TerretSessionExecutor, terret_session_executor, TERRET
  * @get_capabilities: what the backend offers. The default returns
  *   %TERRET_CAPABILITY_RUNS_COMMANDS, %TERRET_CAPABILITY_PERSISTENT_SESSIONS,
  *   %TERRET_CAPABILITY_PROGRESS, %TERRET_CAPABILITY_REPORTS_CWD and
- *   %TERRET_CAPABILITY_SESSION_PID; a subclass chains up and adds or
+ *   %TERRET_CAPABILITY_SESSION_PID and the interactive ones
+ *   (%TERRET_CAPABILITY_INPUT, %TERRET_CAPABILITY_INTERRUPT,
+ *   %TERRET_CAPABILITY_POLL, %TERRET_CAPABILITY_DETACH), which the base
+ *   implements over any channel; a subclass chains up and adds or
  *   removes flags.
  * @check_available: find out whether the backend can work on this host
  *   (a program in `PATH`, a device); called by g_initable_init() after

@@ -181,7 +181,13 @@ struct _TerretShellSession
   char *cwd;                    /* (owned) (nullable) */
   guint64 max_output;
   double handshake_timeout;
+  double interrupt_grace;
   char *pending_notice;         /* (owned) (nullable) for the next run */
+  /* The run in flight or the detached command, for input, interrupts
+   * and polls; its fields are the thread of its main context's. */
+  Run *run;                     /* (unowned) (nullable) */
+  /* The end of a detached command that nobody polled yet. */
+  TerretResult *parked;         /* (owned) (nullable) */
   guint busy : 1;
   guint close_requested : 1;
 };
@@ -195,7 +201,9 @@ struct _Run
   GCancellable *cancellable;    /* (owned) (nullable) */
 
   Phase phase;
+  TerretTimeoutAction timeout_action;
   double timeout;               /* the command's */
+  double interrupt_grace;
   double exchange_timeout;      /* the current exchange's */
   guint64 max_output;
   GString *notices;             /* (owned) */
@@ -218,6 +226,24 @@ struct _Run
   GSource *grace_source;        /* (owned) (nullable) */
   GSource *timeout_source;      /* (owned) (nullable) */
   GSource *cancel_source;       /* (owned) (nullable) */
+
+  /* Detached: the run's own task has returned at the timeout, the
+   * command goes on, and each poll takes the output since the last. */
+  guint detached : 1;
+  guint interrupt_requested : 1;  /* before the command was written */
+  guint escalated : 1;
+  GTask *poll_task;             /* (owned) (nullable) */
+  GSource *poll_timeout_source; /* (owned) (nullable) */
+  GSource *poll_cancel_source;  /* (owned) (nullable) */
+
+  /* An interrupt is in the write queue up to this offset of out (0:
+   * none); once written, output from the command means it reacted, and
+   * the escalation is called off. */
+  gsize interrupt_end;
+  guint interrupt_written : 1;
+  GSource *escalate_source;     /* (owned) (nullable) */
+  gint64 escalate_at;           /* monotonic, of escalate_source */
+  GByteArray *early_input;      /* (owned) (nullable) input before the command started */
 };
 
 G_DEFINE_FINAL_TYPE (TerretShellSession, terret_shell_session, G_TYPE_OBJECT)
@@ -230,12 +256,15 @@ enum {
   PROP_CWD,
   PROP_MAX_OUTPUT,
   PROP_HANDSHAKE_TIMEOUT,
+  PROP_INTERRUPT_GRACE,
   N_PROPS
 };
 
 static GParamSpec *properties[N_PROPS];
 
 static void run_start_exchange (Run *run);
+static void run_queue_interrupt (Run *run);
+static void run_complete_ended (Run *run);
 
 /* --- Helpers ---------------------------------------------------------- */
 
@@ -329,12 +358,29 @@ make_sentinel (char sentinel[SENTINEL_LEN + 1])
  * which no path can contain, then a newline. */
 static GByteArray *
 build_request (const char *command,
-               const char *sentinel)
+               const char *sentinel,
+               gboolean    on_abandon)
 {
   static const char hex[] = "0123456789abcdef";
   static const char head[] = "\\builtin eval $'";
   g_autofree char *tail = NULL;
-  GByteArray *out = g_byte_array_sized_new (strlen (command) + 128);
+  GByteArray *out = g_byte_array_sized_new (strlen (command) + 256);
+
+  /* An interrupt (^C) that reaches the shell itself makes an interactive
+   * bash abandon the rest of the line, marker included, and go back to
+   * its prompt. PROMPT_COMMAND runs just before that prompt, so it
+   * prints the marker instead, with the status the interrupt left (130),
+   * and then removes itself; a line that runs to its end removes it
+   * after its own marker, so it never fires twice. */
+  if (on_abandon)
+    {
+      g_autofree char *abandon = NULL;
+
+      abandon = g_strdup_printf ("PROMPT_COMMAND='\\builtin printf \"%%s%%s%%d;%%s\\0\\n\" %.*s %s "
+                                 "\"$?\" \"$PWD\"; \\builtin unset PROMPT_COMMAND'; ",
+                                 SENTINEL_HALF, sentinel, sentinel + SENTINEL_HALF);
+      g_byte_array_append (out, (const guint8 *)abandon, strlen (abandon));
+    }
 
   g_byte_array_append (out, (const guint8 *)head, sizeof head - 1);
   for (const guint8 *p = (const guint8 *)command; *p != '\0'; p++)
@@ -349,8 +395,9 @@ build_request (const char *command,
         }
     }
 
-  tail = g_strdup_printf ("'; \\builtin printf '%%s%%s%%d;%%s\\0\\n' %.*s %s \"$?\" \"$PWD\"\n",
-                          SENTINEL_HALF, sentinel, sentinel + SENTINEL_HALF);
+  tail = g_strdup_printf ("'; \\builtin printf '%%s%%s%%d;%%s\\0\\n' %.*s %s \"$?\" \"$PWD\"%s\n",
+                          SENTINEL_HALF, sentinel, sentinel + SENTINEL_HALF,
+                          on_abandon ? "; \\builtin unset PROMPT_COMMAND" : "");
   g_byte_array_append (out, (const guint8 *)tail, strlen (tail));
 
   return out;
@@ -470,9 +517,14 @@ run_free (Run *run)
   destroy_source (&run->grace_source);
   destroy_source (&run->timeout_source);
   destroy_source (&run->cancel_source);
+  destroy_source (&run->poll_timeout_source);
+  destroy_source (&run->poll_cancel_source);
+  destroy_source (&run->escalate_source);
 
   g_clear_object (&run->session);
   g_clear_object (&run->task);
+  g_clear_object (&run->poll_task);
+  g_clear_pointer (&run->early_input, g_byte_array_unref);
   g_clear_object (&run->request);
   g_clear_pointer (&run->context, g_main_context_unref);
   g_clear_object (&run->cancellable);
@@ -505,28 +557,48 @@ run_detach_sources (Run *run)
   destroy_source (&run->grace_source);
   destroy_source (&run->timeout_source);
   destroy_source (&run->cancel_source);
+  destroy_source (&run->poll_timeout_source);
+  destroy_source (&run->poll_cancel_source);
+  destroy_source (&run->escalate_source);
 }
 
 /* Ends the run: the session is free again before the task returns,
- * because the caller's callback may start the next run on it at once. */
+ * because the caller's callback may start the next run on it at once.
+ *
+ * The outcome goes to whoever waits for it: the run's own task, or once
+ * the run detached, the poll in flight; with neither, the end of a
+ * detached command is parked for the next poll. */
 static void
 run_return (Run          *run,
             TerretResult *result,
             GError       *error)
 {
   g_autoptr(GTask) task = g_steal_pointer (&run->task);
+  g_autoptr(GTask) poll_task = g_steal_pointer (&run->poll_task);
   TerretShellSession *session = run->session;
 
   run_detach_sources (run);
 
+  if (task == NULL)
+    task = g_steal_pointer (&poll_task);
+
   g_mutex_lock (&session->mutex);
   session->busy = FALSE;
   session->close_requested = FALSE;
+  if (session->run == run)
+    session->run = NULL;
+  if (task == NULL && result != NULL)
+    g_set_object (&session->parked, result);
   g_mutex_unlock (&session->mutex);
 
   run_free (run);
 
-  if (error != NULL)
+  if (task == NULL)
+    {
+      g_clear_object (&result);
+      g_clear_error (&error);
+    }
+  else if (error != NULL)
     g_task_return_error (task, error);
   else
     g_task_return_pointer (task, result, g_object_unref);
@@ -550,9 +622,17 @@ run_confirm (Run  *run,
     return;
 
   terret_head_capture_append (run->capture, run->hold->data, n);
-  if (run->phase == PHASE_COMMAND)
+  /* Once detached, the run's caller has its result and nobody asked to
+   * hear more through the request: polls carry the rest. */
+  if (run->phase == PHASE_COMMAND && !run->detached)
     terret_request_report_progress (run->request, TERRET_STREAM_STDOUT, run->hold->data, n);
   g_byte_array_remove_range (run->hold, 0, n);
+
+  /* A command that writes anything after the interrupt reached it has
+   * reacted to it (a REPL back at its prompt, a trap that printed): it is
+   * handled, not ignored, and is not killed for it. */
+  if (run->interrupt_written && run->phase == PHASE_COMMAND)
+    destroy_source (&run->escalate_source);
 }
 
 /* Feeds terminal bytes through the marker scanner. Returns TRUE when the
@@ -576,11 +656,21 @@ run_feed (Run          *run,
         {
           /* Hold back the longest tail that could begin a sentinel, so
            * that no part of one is ever reported or kept. */
+          gsize n;
+
           keep = MIN (run->hold->len, SENTINEL_LEN - 1);
           while (keep > 0 &&
                  memcmp (run->hold->data + run->hold->len - keep, run->sentinel, keep) != 0)
             keep--;
-          run_confirm (run, run->hold->len - keep);
+          n = run->hold->len - keep;
+          /* A run that may hand its output over in pieces (a detaching
+           * timeout, then polls) must not cut a character between two of
+           * them: the start of one still arriving waits here for its
+           * end. Bytes that are never completed are released at the
+           * marker, or when the run ends, as they were written. */
+          if (keep == 0 && run->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
+            n = terret_utf8_whole_prefix (run->hold->data, n);
+          run_confirm (run, n);
           return FALSE;
         }
 
@@ -634,6 +724,52 @@ run_add_capture_notice (Run     *run,
     notice = g_strdup_printf ("the output was cut off inside a UTF-8 character; its first "
                               "%" G_GUINT64_FORMAT " bytes were dropped.", dropped);
   run_add_notice (run, notice);
+}
+
+static TerretResult *run_build_result (Run    *run,
+                                       GBytes *output,
+                                       guint64 dropped);
+
+/* The stretch of output since the detaching run or the last poll
+ * returned, as a result of a command that goes on; the next stretch
+ * starts empty, under the same cap. Every byte in the capture is whole
+ * characters (see run_feed), so the stretch ends where the output does. */
+static TerretResult *
+run_take_stretch (Run *run)
+{
+  g_autoptr(GBytes) output = NULL;
+  TerretResult *result;
+  guint64 seen = terret_head_capture_get_seen (run->capture);
+  guint64 dropped = 0;
+
+  output = terret_head_capture_finish (run->capture, seen, &dropped);
+  run_add_capture_notice (run, g_bytes_get_size (output), dropped, seen);
+  result = run_build_result (run, output, dropped);
+  terret_result_set_running (result, TRUE);
+
+  g_string_truncate (run->notices, 0);
+  terret_head_capture_free (run->capture);
+  run->capture = terret_head_capture_new (MIN (run->max_output, (guint64)G_MAXSIZE / 4), 1);
+
+  return result;
+}
+
+static gboolean
+run_has_news (Run *run)
+{
+  return terret_head_capture_get_seen (run->capture) > 0 || run->notices->len > 0;
+}
+
+/* Answers the poll in flight with the stretch so far. */
+static void
+run_poll_return (Run *run)
+{
+  g_autoptr(GTask) task = g_steal_pointer (&run->poll_task);
+
+  destroy_source (&run->poll_timeout_source);
+  destroy_source (&run->poll_cancel_source);
+  if (task != NULL)
+    g_task_return_pointer (task, run_take_stretch (run), g_object_unref);
 }
 
 static TerretResult *
@@ -739,11 +875,23 @@ run_complete_ended (Run *run)
   seen = terret_head_capture_get_seen (run->capture) + run->hold->len;
   output = run_take_partial (run, &dropped);
   run_add_capture_notice (run, g_bytes_get_size (output), dropped, seen);
-  run_add_notice (run, closed
-                  ? "The shell session was closed while this command ran; the next run starts "
-                    "a fresh session, so the cwd and variables from earlier runs are gone."
-                  : "The shell session ended while this command ran; the next run starts a "
-                    "fresh session, so the cwd and variables from earlier runs are gone.");
+  if (closed)
+    run_add_notice (run, "The shell session was closed while this command ran; the next run "
+                         "starts a fresh session, so the cwd and variables from earlier runs "
+                         "are gone.");
+  else if (run->escalated)
+    {
+      g_autofree char *notice = NULL;
+
+      notice = g_strdup_printf ("The command was still running %g s after it was interrupted, "
+                                "so it was killed with its shell session; the next run starts a "
+                                "fresh session, so the cwd and variables from earlier runs are "
+                                "gone.", run->interrupt_grace);
+      run_add_notice (run, notice);
+    }
+  else
+    run_add_notice (run, "The shell session ended while this command ran; the next run starts "
+                         "a fresh session, so the cwd and variables from earlier runs are gone.");
 
   run_return (run, run_build_result (run, output, dropped), NULL);
 }
@@ -776,6 +924,9 @@ run_read_once (Run      *run,
       run_complete_marker (run);
       return FALSE;
     }
+
+  if (run->poll_task != NULL && run_has_news (run))
+    run_poll_return (run);
 
   return TRUE;
 }
@@ -843,8 +994,17 @@ run_flush (Run *run)
         }
 
       run->out_pos += n;
+      if (run->interrupt_end > 0 && run->out_pos >= run->interrupt_end)
+        {
+          run->interrupt_end = 0;
+          run->interrupt_written = TRUE;
+        }
     }
 
+  /* Input keeps arriving for a long-running command: what was written
+   * is not kept. */
+  g_byte_array_set_size (run->out, 0);
+  run->out_pos = 0;
   destroy_source (&run->write_source);
   return TRUE;
 }
@@ -885,6 +1045,33 @@ run_interrupt (Run *run)
   terret_shell_channel_write (run->session->channel, &interrupt, 1, NULL);
 }
 
+/* The timeout detaches: the caller gets the output so far, and the
+ * command goes on with the fd sources where they are, so its end is seen
+ * and its output kept (under the cap) for the next poll. The session stays
+ * busy meanwhile. The run's cancellable was for the run call, which is
+ * over. */
+static void
+run_detach (Run *run)
+{
+  g_autoptr(GTask) task = g_steal_pointer (&run->task);
+  g_autofree char *notice = NULL;
+  TerretResult *result;
+
+  destroy_source (&run->timeout_source);
+  destroy_source (&run->cancel_source);
+  run->detached = TRUE;
+
+  notice = g_strdup_printf ("Still running after %g s; the command goes on in its session. "
+                            "Poll the session for its further output and final status, send "
+                            "it input, or interrupt it; new runs in the session are refused "
+                            "until it ends.", run->timeout);
+  run_add_notice (run, notice);
+
+  result = run_take_stretch (run);
+  terret_result_set_timed_out (result, TRUE);
+  g_task_return_pointer (task, result, g_object_unref);
+}
+
 static gboolean
 run_on_timeout (gpointer user_data)
 {
@@ -899,6 +1086,12 @@ run_on_timeout (gpointer user_data)
       g_autofree char *why = g_strdup_printf ("no answer within %g s", run->exchange_timeout);
 
       run_fail_handshake (run, why);
+      return G_SOURCE_REMOVE;
+    }
+
+  if (run->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
+    {
+      run_detach (run);
       return G_SOURCE_REMOVE;
     }
 
@@ -949,6 +1142,113 @@ run_on_cancelled (GCancellable *cancellable,
   return G_SOURCE_REMOVE;
 }
 
+static gboolean
+run_on_escalate (gpointer user_data)
+{
+  Run *run = user_data;
+
+  /* With job control off the command shares bash's process group, so
+   * killing what ignored the interrupt ends the shell too: the run ends
+   * as one whose shell ended, and says why. */
+  destroy_source (&run->escalate_source);
+  run->escalated = TRUE;
+  run_complete_ended (run);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+run_attach_escalation (Run  *run,
+                       gint64 now)
+{
+  gint64 left = MAX (run->escalate_at - now, 0);
+
+  destroy_source (&run->escalate_source);
+  run->escalate_source = g_timeout_source_new ((guint)MIN (left / 1000 + 1, (gint64)G_MAXUINT));
+  g_source_set_static_name (run->escalate_source, "[terret] interrupt grace");
+  g_source_set_callback (run->escalate_source, run_on_escalate, run, NULL);
+  g_source_attach (run->escalate_source, run->context);
+}
+
+/* Queues ^C behind any input already queued (the terminal sees them in
+ * the order the caller sent them) and starts the grace after which a
+ * command that did not react is killed. A later interrupt keeps the
+ * grace that runs. */
+static void
+run_queue_interrupt (Run *run)
+{
+  static const guint8 interrupt = INTERRUPT_BYTE;
+
+  g_byte_array_append (run->out, &interrupt, 1);
+  run->interrupt_end = run->out->len;
+  run->interrupt_written = FALSE;
+
+  if (run->escalate_source == NULL)
+    {
+      gint64 now = g_get_monotonic_time ();
+
+      run->escalate_at = now + (gint64)(run->interrupt_grace * G_USEC_PER_SEC);
+      run_attach_escalation (run, now);
+    }
+}
+
+static void
+attach_read_source (Run *run)
+{
+  TerretShellChannel *channel = run->session->channel;
+
+  run->read_source = g_unix_fd_source_new (terret_shell_channel_get_read_fd (channel),
+                                           G_IO_IN | G_IO_HUP | G_IO_ERR);
+  g_source_set_static_name (run->read_source, "[terret] shell output");
+  g_source_set_callback (run->read_source, G_SOURCE_FUNC (run_on_readable), run, NULL);
+  g_source_attach (run->read_source, run->context);
+}
+
+/* A detached command is read on the main context of whoever last asked
+ * for it (the run, then each poll): the one its caller iterates. */
+static void
+run_adopt_context (Run *run)
+{
+  g_autoptr(GMainContext) context = g_main_context_ref_thread_default ();
+
+  if (context == run->context)
+    return;
+
+  g_main_context_unref (run->context);
+  run->context = g_steal_pointer (&context);
+
+  if (run->read_source != NULL)
+    {
+      destroy_source (&run->read_source);
+      attach_read_source (run);
+    }
+  if (run->write_source != NULL)
+    {
+      destroy_source (&run->write_source);
+      run->write_source = g_unix_fd_source_new (terret_shell_channel_get_write_fd (run->session->channel),
+                                                G_IO_OUT);
+      g_source_set_static_name (run->write_source, "[terret] shell request");
+      g_source_set_callback (run->write_source, G_SOURCE_FUNC (run_on_writable), run, NULL);
+      g_source_attach (run->write_source, run->context);
+    }
+  if (run->exit_source != NULL)
+    {
+      destroy_source (&run->exit_source);
+      run->exit_source = terret_shell_channel_create_exit_source (run->session->channel);
+      g_source_set_callback (run->exit_source, run_on_exited, run, NULL);
+      g_source_attach (run->exit_source, run->context);
+    }
+  if (run->grace_source != NULL)
+    {
+      destroy_source (&run->grace_source);
+      run->grace_source = g_timeout_source_new (EXIT_GRACE_MSEC);
+      g_source_set_static_name (run->grace_source, "[terret] shell exit grace");
+      g_source_set_callback (run->grace_source, run_on_grace_over, run, NULL);
+      g_source_attach (run->grace_source, run->context);
+    }
+  if (run->escalate_source != NULL)
+    run_attach_escalation (run, g_get_monotonic_time ());
+}
+
 /* Starts one exchange (the handshake, or the command): a fresh sentinel,
  * the terminal re-asserted, the request written, and the sources that
  * end it attached. */
@@ -994,17 +1294,19 @@ run_start_exchange (Run *run)
     g_debug ("Could not set the shell's terminal modes: %s", error->message);
 
   g_clear_pointer (&run->out, g_byte_array_unref);
-  run->out = build_request (command, run->sentinel);
+  run->out = build_request (command, run->sentinel, run->phase == PHASE_COMMAND);
   run->out_pos = 0;
 
-  if (run->read_source == NULL)
+  /* Input and an interrupt that came while the shell was starting follow
+   * the command, in the order they came. */
+  if (run->phase == PHASE_COMMAND && run->early_input != NULL)
     {
-      run->read_source = g_unix_fd_source_new (terret_shell_channel_get_read_fd (channel),
-                                               G_IO_IN | G_IO_HUP | G_IO_ERR);
-      g_source_set_static_name (run->read_source, "[terret] shell output");
-      g_source_set_callback (run->read_source, G_SOURCE_FUNC (run_on_readable), run, NULL);
-      g_source_attach (run->read_source, run->context);
+      g_byte_array_append (run->out, run->early_input->data, run->early_input->len);
+      g_clear_pointer (&run->early_input, g_byte_array_unref);
     }
+
+  if (run->read_source == NULL)
+    attach_read_source (run);
 
   if (run->exit_source == NULL && run->grace_source == NULL)
     {
@@ -1029,6 +1331,12 @@ run_start_exchange (Run *run)
       g_source_attach (run->timeout_source, run->context);
     }
   run->exchange_timeout = timeout;
+
+  if (run->phase == PHASE_COMMAND && run->interrupt_requested)
+    {
+      run->interrupt_requested = FALSE;
+      run_queue_interrupt (run);
+    }
 
   run_flush (run);
 }
@@ -1164,6 +1472,22 @@ terret_shell_session_close (TerretShellSession *self)
   g_return_if_fail (TERRET_IS_SHELL_SESSION (self));
 
   g_mutex_lock (&self->mutex);
+  if (self->busy && self->run != NULL && self->run->task == NULL)
+    {
+      Run *run = self->run;
+
+      /* A detached command: no run call waits on its context, which
+       * may never be iterated again (a sync run's), so it ends here. */
+      self->close_requested = TRUE;
+      g_mutex_unlock (&self->mutex);
+      g_object_ref (self);
+      run_complete_ended (run);
+      g_mutex_lock (&self->mutex);
+      g_clear_object (&self->parked);
+      g_mutex_unlock (&self->mutex);
+      g_object_unref (self);
+      return;
+    }
   if (self->busy)
     {
       self->close_requested = TRUE;
@@ -1175,6 +1499,7 @@ terret_shell_session_close (TerretShellSession *self)
    * rather than interleaved with it. */
   self->busy = TRUE;
   g_clear_pointer (&self->pending_notice, g_free);
+  g_clear_object (&self->parked);
   g_mutex_unlock (&self->mutex);
 
   session_shut_down (self);
@@ -1220,6 +1545,7 @@ terret_shell_session_run_async (TerretShellSession  *self,
   g_autofree char *shell = NULL;
   g_autofree char *cwd = NULL;
   g_autofree char *pending_notice = NULL;
+  g_autoptr(TerretResult) parked = NULL;
   const char *argv[G_N_ELEMENTS (shell_flags) + 1];
 
   g_return_if_fail (TERRET_IS_SHELL_SESSION (self));
@@ -1236,14 +1562,23 @@ terret_shell_session_run_async (TerretShellSession  *self,
   g_mutex_lock (&self->mutex);
   if (self->busy)
     {
+      gboolean detached = self->run != NULL && self->run->task == NULL;
+
       g_mutex_unlock (&self->mutex);
-      g_task_return_new_error (task, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_BUSY,
-                               "The shell session is already running a command");
+      if (detached)
+        g_task_return_new_error (task, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_BUSY,
+                                 "The shell session is running a command a timeout detached "
+                                 "from; poll it, send it input or interrupt it, and run again "
+                                 "once it ended");
+      else
+        g_task_return_new_error (task, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_BUSY,
+                                 "The shell session is already running a command");
       return;
     }
   self->busy = TRUE;
   self->close_requested = FALSE;
   pending_notice = g_steal_pointer (&self->pending_notice);
+  parked = g_steal_pointer (&self->parked);
   shell = g_strdup (self->shell);
   cwd = g_strdup (self->cwd);
   envp = g_strdupv (self->environ);
@@ -1262,9 +1597,31 @@ terret_shell_session_run_async (TerretShellSession  *self,
   if (self->read_buffer == NULL)
     self->read_buffer = g_malloc (READ_CHUNK);
   run->status = -1;
+  run->timeout_action = terret_request_get_timeout_action (request);
+  g_mutex_lock (&self->mutex);
+  run->interrupt_grace = self->interrupt_grace;
+  self->run = run;
+  g_mutex_unlock (&self->mutex);
 
   if (pending_notice != NULL)
     run_add_notice (run, pending_notice);
+
+  /* Its caller chose to run something else instead of collecting it. */
+  if (parked != NULL)
+    {
+      g_autofree char *status = terret_result_get_exited (parked)
+        ? g_strdup_printf ("with status %d", terret_result_get_exit_status (parked))
+        : g_strdup ("without a status");
+      g_autofree char *notice = NULL;
+
+      notice = g_strdup_printf ("The command left running earlier in this session ended %s "
+                                "before its last output was polled; that output was "
+                                "discarded.%s%s", status,
+                                terret_result_get_notice (parked) != NULL ? " It said: " : "",
+                                terret_result_get_notice (parked) != NULL
+                                  ? terret_result_get_notice (parked) : "");
+      run_add_notice (run, notice);
+    }
 
   if (terret_shell_channel_is_open (self->channel) && !session_drain_idle (self))
     {
@@ -1323,6 +1680,291 @@ TerretResult *
 terret_shell_session_run_finish (TerretShellSession  *self,
                                  GAsyncResult        *result,
                                  GError             **error)
+{
+  g_return_val_if_fail (TERRET_IS_SHELL_SESSION (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* --- Interacting ------------------------------------------------------ */
+
+/* The run a caller may talk to, or NULL with the error that says why. */
+static Run *
+session_get_command (TerretShellSession  *self,
+                     const char          *what,
+                     GError             **error)
+{
+  Run *run;
+
+  g_mutex_lock (&self->mutex);
+  run = self->run;
+  g_mutex_unlock (&self->mutex);
+
+  if (run == NULL)
+    g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                 "Nothing is running in the shell session to %s", what);
+  return run;
+}
+
+/**
+ * terret_shell_session_send_input:
+ * @self: a session
+ * @data: the bytes to type into the terminal
+ * @error: return location for a #GError
+ *
+ * Writes @data to the terminal of the command running in the session (a
+ * run in flight or a detached command), behind anything written before
+ * and without blocking: what the terminal cannot take now is queued and
+ * written as the command reads. The terminal is raw, so the bytes reach
+ * the command as they are; its special characters still work (0x03 is an
+ * interrupt, 0x04 end of input at the start of a line). Input sent while
+ * the session's shell is still starting follows the command.
+ *
+ * Call it from the thread that runs the session's main context.
+ *
+ * Returns: %TRUE when the bytes were queued; %FALSE with
+ *   %TERRET_EXEC_ERROR_INVALID_REQUEST when nothing is running
+ *
+ * Since: 0.1
+ */
+gboolean
+terret_shell_session_send_input (TerretShellSession  *self,
+                                 GBytes              *data,
+                                 GError             **error)
+{
+  const guint8 *bytes;
+  gsize len = 0;
+  Run *run;
+
+  g_return_val_if_fail (TERRET_IS_SHELL_SESSION (self), FALSE);
+  g_return_val_if_fail (data != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if ((run = session_get_command (self, "send input to", error)) == NULL)
+    return FALSE;
+
+  bytes = g_bytes_get_data (data, &len);
+  if (run->phase == PHASE_HANDSHAKE)
+    {
+      if (run->early_input == NULL)
+        run->early_input = g_byte_array_new ();
+      g_byte_array_append (run->early_input, bytes, len);
+      return TRUE;
+    }
+
+  g_byte_array_append (run->out, bytes, len);
+  /* A terminal that is gone ends the run, which says so; the input had
+   * nowhere to go, like keys typed at a closed terminal. */
+  run_flush (run);
+  return TRUE;
+}
+
+/**
+ * terret_shell_session_interrupt:
+ * @self: a session
+ * @error: return location for a #GError
+ *
+ * Types ^C into the terminal of the command running in the session (a
+ * run in flight or a detached command): SIGINT for the session's process
+ * group. A command that ends on it completes with status 130 (or its
+ * own), and the session's shell and its cwd and variables stay. A
+ * command that reacts to it by writing output (a REPL back at its
+ * prompt, a trap) goes on. One that stays silent and running for
+ * [property@Terret.ShellSession:interrupt-grace] seconds is killed with
+ * the shell, and its result says the next run starts a fresh session.
+ *
+ * Call it from the thread that runs the session's main context.
+ *
+ * Returns: %TRUE when the interrupt was queued; %FALSE with
+ *   %TERRET_EXEC_ERROR_INVALID_REQUEST when nothing is running
+ *
+ * Since: 0.1
+ */
+gboolean
+terret_shell_session_interrupt (TerretShellSession  *self,
+                                GError             **error)
+{
+  Run *run;
+
+  g_return_val_if_fail (TERRET_IS_SHELL_SESSION (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if ((run = session_get_command (self, "interrupt", error)) == NULL)
+    return FALSE;
+
+  if (run->phase == PHASE_HANDSHAKE)
+    {
+      run->interrupt_requested = TRUE;
+      return TRUE;
+    }
+
+  run_queue_interrupt (run);
+  run_flush (run);
+  return TRUE;
+}
+
+static gboolean
+run_on_poll_over (gpointer user_data)
+{
+  run_poll_return (user_data);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+run_on_poll_cancelled (GCancellable *cancellable,
+                       gpointer      user_data)
+{
+  Run *run = user_data;
+  g_autoptr(GTask) task = g_steal_pointer (&run->poll_task);
+  GError *error = NULL;
+
+  /* Only the poll ends: the command and its output are still there for
+   * the next one. */
+  destroy_source (&run->poll_timeout_source);
+  destroy_source (&run->poll_cancel_source);
+  g_cancellable_set_error_if_cancelled (cancellable, &error);
+  g_task_return_error (task, error);
+  return G_SOURCE_REMOVE;
+}
+
+/* How many chunks a poll reads at once before it waits: enough for what
+ * a terminal holds, bounded so a command printing without pause cannot
+ * keep the poll here. */
+#define POLL_READS 16
+
+/**
+ * terret_shell_session_poll_async:
+ * @self: a session
+ * @wait: seconds to wait for new output at most; 0 returns at once
+ * @cancellable: (nullable): a #GCancellable; cancelling ends the poll,
+ *   not the command
+ * @callback: (scope async) (closure user_data): called when the poll is over
+ * @user_data: data for @callback
+ *
+ * Collects the output of a command a timeout detached from: it returns
+ * as soon as there is output since the previous result (the detaching
+ * run's, or the last poll's), or the command ended, or @wait passed. See
+ * [method@Terret.Executor.poll_async] for the result and the errors.
+ *
+ * From here on the command is read on the caller's thread-default main
+ * context, which should be iterated until the command ended for its end
+ * to be seen between polls.
+ *
+ * Since: 0.1
+ */
+void
+terret_shell_session_poll_async (TerretShellSession  *self,
+                                 double               wait,
+                                 GCancellable        *cancellable,
+                                 GAsyncReadyCallback  callback,
+                                 gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  TerretResult *parked;
+  Run *run;
+
+  g_return_if_fail (TERRET_IS_SHELL_SESSION (self));
+  g_return_if_fail (wait >= 0);
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, terret_shell_session_poll_async);
+
+  if (g_task_return_error_if_cancelled (task))
+    return;
+
+  g_mutex_lock (&self->mutex);
+  parked = g_steal_pointer (&self->parked);
+  run = self->run;
+  g_mutex_unlock (&self->mutex);
+
+  if (parked != NULL)
+    {
+      g_task_return_pointer (task, parked, g_object_unref);
+      return;
+    }
+  if (run == NULL)
+    {
+      g_task_return_new_error (task, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                               "Nothing is running in the shell session to poll; only a "
+                               "command a timeout detached from can be polled");
+      return;
+    }
+  if (run->task != NULL)
+    {
+      g_task_return_new_error (task, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_BUSY,
+                               "A run is still waiting for the command in this shell session; "
+                               "its result will carry the output");
+      return;
+    }
+  if (run->poll_task != NULL)
+    {
+      g_task_return_new_error (task, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_BUSY,
+                               "Another poll of this shell session is waiting");
+      return;
+    }
+
+  run_adopt_context (run);
+  run->poll_task = g_steal_pointer (&task);
+
+  /* What already sits on the terminal, before deciding to wait: a caller
+   * that polls without iterating its main context in between still gets
+   * every byte, and the end. */
+  for (guint i = 0; i < POLL_READS && run->read_source != NULL; i++)
+    {
+      gboolean would_block;
+
+      /* The run ended, and the poll was answered. */
+      if (!run_read_once (run, &would_block))
+        return;
+      /* Answered with news; the command goes on. */
+      if (run->poll_task == NULL)
+        return;
+      if (would_block)
+        break;
+    }
+
+  if (wait <= 0 || run_has_news (run))
+    {
+      run_poll_return (run);
+      return;
+    }
+
+  run->poll_timeout_source = g_timeout_source_new (seconds_to_msec (wait));
+  g_source_set_static_name (run->poll_timeout_source, "[terret] poll wait");
+  g_source_set_callback (run->poll_timeout_source, run_on_poll_over, run, NULL);
+  g_source_attach (run->poll_timeout_source, run->context);
+
+  if (cancellable != NULL)
+    {
+      run->poll_cancel_source = g_cancellable_source_new (cancellable);
+      g_source_set_static_name (run->poll_cancel_source, "[terret] poll cancel");
+      g_source_set_callback (run->poll_cancel_source, G_SOURCE_FUNC (run_on_poll_cancelled),
+                             run, NULL);
+      g_source_attach (run->poll_cancel_source, run->context);
+    }
+}
+
+/**
+ * terret_shell_session_poll_finish:
+ * @self: a session
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError
+ *
+ * Completes [method@Terret.ShellSession.poll_async].
+ *
+ * Returns: (transfer full): the output since the previous result, with
+ *   [method@Terret.Result.get_running] %TRUE while the command goes on,
+ *   or its status and cwd once it ended; %NULL with @error set
+ *
+ * Since: 0.1
+ */
+TerretResult *
+terret_shell_session_poll_finish (TerretShellSession  *self,
+                                  GAsyncResult        *result,
+                                  GError             **error)
 {
   g_return_val_if_fail (TERRET_IS_SHELL_SESSION (self), NULL);
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
@@ -1601,6 +2243,59 @@ terret_shell_session_set_handshake_timeout (TerretShellSession *self,
 }
 
 /**
+ * terret_shell_session_get_interrupt_grace:
+ * @self: a session
+ *
+ * Gets how long an interrupted command may stay silent and running
+ * before it is killed.
+ *
+ * Returns: the grace in seconds
+ *
+ * Since: 0.1
+ */
+double
+terret_shell_session_get_interrupt_grace (TerretShellSession *self)
+{
+  double value;
+
+  g_return_val_if_fail (TERRET_IS_SHELL_SESSION (self), 0);
+
+  g_mutex_lock (&self->mutex);
+  value = self->interrupt_grace;
+  g_mutex_unlock (&self->mutex);
+
+  return value;
+}
+
+/**
+ * terret_shell_session_set_interrupt_grace:
+ * @self: a session
+ * @seconds: the grace in seconds
+ *
+ * Sets how long a command interrupted from the next run on may stay
+ * silent and running before it is killed with the shell.
+ *
+ * Since: 0.1
+ */
+void
+terret_shell_session_set_interrupt_grace (TerretShellSession *self,
+                                          double              seconds)
+{
+  gboolean changed;
+
+  g_return_if_fail (TERRET_IS_SHELL_SESSION (self));
+  g_return_if_fail (seconds > 0);
+
+  g_mutex_lock (&self->mutex);
+  changed = self->interrupt_grace != seconds;
+  self->interrupt_grace = seconds;
+  g_mutex_unlock (&self->mutex);
+
+  if (changed)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_INTERRUPT_GRACE]);
+}
+
+/**
  * terret_shell_session_is_busy:
  * @self: a session
  *
@@ -1666,6 +2361,7 @@ terret_shell_session_finalize (GObject *object)
   g_clear_pointer (&self->environ, g_strfreev);
   g_clear_pointer (&self->cwd, g_free);
   g_clear_pointer (&self->pending_notice, g_free);
+  g_clear_object (&self->parked);
   g_mutex_clear (&self->mutex);
 
   G_OBJECT_CLASS (terret_shell_session_parent_class)->finalize (object);
@@ -1699,6 +2395,9 @@ terret_shell_session_get_property (GObject    *object,
     case PROP_HANDSHAKE_TIMEOUT:
       g_value_set_double (value, self->handshake_timeout);
       break;
+    case PROP_INTERRUPT_GRACE:
+      g_value_set_double (value, terret_shell_session_get_interrupt_grace (self));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -1731,6 +2430,9 @@ terret_shell_session_set_property (GObject      *object,
       break;
     case PROP_HANDSHAKE_TIMEOUT:
       terret_shell_session_set_handshake_timeout (self, g_value_get_double (value));
+      break;
+    case PROP_INTERRUPT_GRACE:
+      terret_shell_session_set_interrupt_grace (self, g_value_get_double (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1821,6 +2523,19 @@ terret_shell_session_class_init (TerretShellSessionClass *klass)
                          0.001, G_MAXDOUBLE, TERRET_SHELL_SESSION_DEFAULT_HANDSHAKE_TIMEOUT,
                          (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
 
+  /**
+   * TerretShellSession:interrupt-grace:
+   *
+   * Seconds an interrupted command may stay silent and running before it
+   * is killed with the shell.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_INTERRUPT_GRACE] =
+    g_param_spec_double ("interrupt-grace", NULL, NULL,
+                         0.001, G_MAXDOUBLE, TERRET_SHELL_SESSION_DEFAULT_INTERRUPT_GRACE,
+                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -1831,4 +2546,5 @@ terret_shell_session_init (TerretShellSession *self)
   self->shell = g_strdup ("bash");
   self->max_output = TERRET_SHELL_SESSION_DEFAULT_MAX_OUTPUT;
   self->handshake_timeout = TERRET_SHELL_SESSION_DEFAULT_HANDSHAKE_TIMEOUT;
+  self->interrupt_grace = TERRET_SHELL_SESSION_DEFAULT_INTERRUPT_GRACE;
 }

@@ -36,6 +36,16 @@ G_BEGIN_DECLS
  */
 #define TERRET_SHELL_SESSION_DEFAULT_HANDSHAKE_TIMEOUT 10.0
 
+/**
+ * TERRET_SHELL_SESSION_DEFAULT_INTERRUPT_GRACE:
+ *
+ * Seconds an interrupted command may by default stay silent and running
+ * before it is killed with its shell.
+ *
+ * Since: 0.1
+ */
+#define TERRET_SHELL_SESSION_DEFAULT_INTERRUPT_GRACE 2.0
+
 #define TERRET_TYPE_SHELL_SESSION (terret_shell_session_get_type ())
 
 TERRET_AVAILABLE_IN_0_1
@@ -71,6 +81,11 @@ TERRET_AVAILABLE_IN_0_1
 void                 terret_shell_session_set_handshake_timeout (TerretShellSession   *self,
                                                                  double                seconds);
 TERRET_AVAILABLE_IN_0_1
+double               terret_shell_session_get_interrupt_grace   (TerretShellSession   *self);
+TERRET_AVAILABLE_IN_0_1
+void                 terret_shell_session_set_interrupt_grace   (TerretShellSession   *self,
+                                                                 double                seconds);
+TERRET_AVAILABLE_IN_0_1
 gboolean             terret_shell_session_is_busy               (TerretShellSession   *self);
 TERRET_AVAILABLE_IN_0_1
 GPid                 terret_shell_session_get_pid               (TerretShellSession   *self);
@@ -83,6 +98,23 @@ void                 terret_shell_session_run_async             (TerretShellSess
                                                                  gpointer              user_data);
 TERRET_AVAILABLE_IN_0_1
 TerretResult        *terret_shell_session_run_finish            (TerretShellSession   *self,
+                                                                 GAsyncResult         *result,
+                                                                 GError              **error);
+TERRET_AVAILABLE_IN_0_1
+gboolean             terret_shell_session_send_input            (TerretShellSession   *self,
+                                                                 GBytes               *data,
+                                                                 GError              **error);
+TERRET_AVAILABLE_IN_0_1
+gboolean             terret_shell_session_interrupt             (TerretShellSession   *self,
+                                                                 GError              **error);
+TERRET_AVAILABLE_IN_0_1
+void                 terret_shell_session_poll_async            (TerretShellSession   *self,
+                                                                 double                wait,
+                                                                 GCancellable         *cancellable,
+                                                                 GAsyncReadyCallback   callback,
+                                                                 gpointer              user_data);
+TERRET_AVAILABLE_IN_0_1
+TerretResult        *terret_shell_session_poll_finish           (TerretShellSession   *self,
                                                                  GAsyncResult         *result,
                                                                  GError              **error);
 TERRET_AVAILABLE_IN_0_1

@@ -47,6 +47,17 @@ typedef enum {
  * @TERRET_CAPABILITY_REPORTS_CWD: results carry the session's cwd after the run
  * @TERRET_CAPABILITY_SESSION_PID: [method@Terret.Executor.get_session_pid]
  *   names a local process
+ * @TERRET_CAPABILITY_INPUT: [method@Terret.Executor.send_input] writes to
+ *   the standard input of the command running in a session
+ * @TERRET_CAPABILITY_INTERRUPT: [method@Terret.Executor.interrupt] stops the
+ *   command running in a session, as ^C at a terminal, and kills it when
+ *   the interrupt is ignored
+ * @TERRET_CAPABILITY_POLL: [method@Terret.Executor.poll_async] returns the
+ *   new output of a command left running by a detaching timeout, and its
+ *   status once it ended
+ * @TERRET_CAPABILITY_DETACH: a request's timeout action may be
+ *   %TERRET_TIMEOUT_ACTION_DETACH: at the timeout the run returns and the
+ *   command goes on
  *
  * What a backend offers. A host (and the conformance checks) decides what
  * to rely on from these flags, never from a backend's name.
@@ -63,6 +74,32 @@ typedef enum /*< flags >*/ {
   TERRET_CAPABILITY_PROGRESS            = 1 << 5,
   TERRET_CAPABILITY_REPORTS_CWD         = 1 << 6,
   TERRET_CAPABILITY_SESSION_PID         = 1 << 7,
+  TERRET_CAPABILITY_INPUT               = 1 << 8,
+  TERRET_CAPABILITY_INTERRUPT           = 1 << 9,
+  TERRET_CAPABILITY_POLL                = 1 << 10,
+  TERRET_CAPABILITY_DETACH              = 1 << 11,
 } TerretCapabilities;
+
+/**
+ * TerretTimeoutAction:
+ * @TERRET_TIMEOUT_ACTION_KILL: the command is interrupted and killed with
+ *   everything it started; the result has no status
+ * @TERRET_TIMEOUT_ACTION_DETACH: the run returns the output so far with
+ *   [method@Terret.Result.get_running] %TRUE and the command goes on in its
+ *   session, which refuses new runs (%TERRET_EXEC_ERROR_BUSY) until it
+ *   ends. [method@Terret.Executor.poll_async] collects its further output
+ *   and final status; [method@Terret.Executor.send_input] and
+ *   [method@Terret.Executor.interrupt] reach it. Needs
+ *   %TERRET_CAPABILITY_DETACH.
+ *
+ * What happens to a command still running when its request's timeout
+ * passes.
+ *
+ * Since: 0.1
+ */
+typedef enum {
+  TERRET_TIMEOUT_ACTION_KILL,
+  TERRET_TIMEOUT_ACTION_DETACH,
+} TerretTimeoutAction;
 
 G_END_DECLS

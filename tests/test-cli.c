@@ -1254,6 +1254,169 @@ test_serve_signal (void)
   wait_gone_all (pids);
 }
 
+
+/* Interactive ops ------------------------------------------------------ */
+
+static JsonObject *
+server_recv_object (Server   *server,
+                    JsonNode **keep)
+{
+  *keep = server_recv (server);
+  return json_node_get_object (*keep);
+}
+
+/* Polls @session until the command ended, collecting its stdout. */
+static void
+server_poll_to_end (Server     *server,
+                    const char *session,
+                    GString    *out,
+                    int         status)
+{
+  for (guint i = 0; i < 100; i++)
+    {
+      g_autoptr(JsonNode) node = NULL;
+      g_autofree char *line = g_strdup_printf ("{\"id\": \"p%u\", \"op\": \"poll\", \"session\": \"%s\", \"wait\": 10}",
+                                               i, session);
+      JsonObject *response;
+
+      server_send (server, line);
+      response = server_recv_object (server, &node);
+      g_assert_true (json_object_get_boolean_member (response, "ok"));
+      g_string_append (out, json_object_get_string_member (response, "stdout"));
+      if (!json_object_get_boolean_member (response, "running"))
+        {
+          if (status >= 0)
+            g_assert_cmpint (json_object_get_int_member (response, "status"), ==, status);
+          return;
+        }
+      assert_member_null (response, "status");
+    }
+
+  g_assert_not_reached ();
+}
+
+static void
+test_serve_interactive_pty (void)
+{
+  g_auto(Server) server = { 0 };
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(JsonNode) node = NULL;
+  JsonObject *response;
+
+  REQUIRE_BACKEND ("pty");
+
+  g_test_summary ("serve: a run with on_timeout detach returns running: true; input and "
+                  "poll drive the command to its end; a second run meanwhile is busy");
+  server_start (&server, "--backend", "pty", NULL);
+
+  server_send (&server, "{\"id\": 1, \"session\": \"s\", \"command\": \"read x; echo \\\"got:$x\\\"\", "
+                        "\"timeout\": 0.2, \"on_timeout\": \"detach\"}");
+  response = server_recv_object (&server, &node);
+  g_assert_true (json_object_get_boolean_member (response, "ok"));
+  g_assert_true (json_object_get_boolean_member (response, "running"));
+  g_assert_true (json_object_get_boolean_member (response, "timed_out"));
+  assert_member_null (response, "status");
+  g_clear_pointer (&node, json_node_unref);
+
+  server_send (&server, "{\"id\": 2, \"session\": \"s\", \"command\": \"echo no\"}");
+  response = server_recv_object (&server, &node);
+  g_assert_cmpstr (error_code (response), ==, "busy");
+  g_clear_pointer (&node, json_node_unref);
+
+  /* Base64 input: "hi\n". */
+  server_send (&server, "{\"id\": 3, \"op\": \"input\", \"session\": \"s\", \"data_base64\": \"aGkK\"}");
+  response = server_recv_object (&server, &node);
+  g_assert_true (json_object_get_boolean_member (response, "ok"));
+  g_clear_pointer (&node, json_node_unref);
+
+  server_poll_to_end (&server, "s", out, 0);
+  g_assert_cmpstr (out->str, ==, "got:hi\n");
+
+  /* Idle again: a poll has nothing to collect. */
+  server_send (&server, "{\"id\": 4, \"op\": \"poll\", \"session\": \"s\"}");
+  response = server_recv_object (&server, &node);
+  g_assert_cmpstr (error_code (response), ==, "invalid-request");
+  g_clear_pointer (&node, json_node_unref);
+
+  /* Text input and an interrupt. */
+  g_string_truncate (out, 0);
+  server_send (&server, "{\"id\": 5, \"session\": \"s\", \"command\": \"read y; echo \\\"[$y]\\\"; sleep 100\", "
+                        "\"timeout\": 0.2, \"on_timeout\": \"detach\"}");
+  response = server_recv_object (&server, &node);
+  g_assert_true (json_object_get_boolean_member (response, "running"));
+  g_string_append (out, json_object_get_string_member (response, "stdout"));
+  g_clear_pointer (&node, json_node_unref);
+
+  server_send (&server, "{\"id\": 6, \"op\": \"input\", \"session\": \"s\", \"data\": \"yes\\n\"}");
+  response = server_recv_object (&server, &node);
+  g_assert_true (json_object_get_boolean_member (response, "ok"));
+  g_clear_pointer (&node, json_node_unref);
+
+  /* The interrupt waits for the answer to be read: ^C flushes what the
+   * terminal has not delivered yet, as it does for a human. */
+  for (guint i = 0; i < 100 && strstr (out->str, "[yes]") == NULL; i++)
+    {
+      server_send (&server, "{\"id\": \"w\", \"op\": \"poll\", \"session\": \"s\", \"wait\": 10}");
+      response = server_recv_object (&server, &node);
+      g_assert_true (json_object_get_boolean_member (response, "running"));
+      g_string_append (out, json_object_get_string_member (response, "stdout"));
+      g_clear_pointer (&node, json_node_unref);
+    }
+
+  server_send (&server, "{\"id\": 7, \"op\": \"interrupt\", \"session\": \"s\"}");
+  response = server_recv_object (&server, &node);
+  g_assert_true (json_object_get_boolean_member (response, "ok"));
+  g_clear_pointer (&node, json_node_unref);
+
+  /* How it ends depends on where the interrupt finds the command (130
+   * while sleeping); that it ends is what serve promises. */
+  server_poll_to_end (&server, "s", out, -1);
+  g_assert_true (g_str_has_prefix (out->str, "[yes]\n"));
+
+  /* Bad requests. */
+  server_send (&server, "{\"id\": 8, \"op\": \"input\", \"session\": \"s\"}");
+  response = server_recv_object (&server, &node);
+  g_assert_cmpstr (error_code (response), ==, "invalid-request");
+  g_clear_pointer (&node, json_node_unref);
+  server_send (&server, "{\"id\": 9, \"command\": \"true\", \"on_timeout\": \"wait\"}");
+  response = server_recv_object (&server, &node);
+  g_assert_cmpstr (error_code (response), ==, "invalid-request");
+  g_clear_pointer (&node, json_node_unref);
+
+  server_finish (&server);
+}
+
+static void
+test_serve_interactive_unsupported (void)
+{
+  g_auto(Server) server = { 0 };
+  g_autoptr(JsonNode) node = NULL;
+  JsonObject *response;
+
+  g_test_summary ("serve: a backend without the interactive operations answers "
+                  "not-supported");
+  server_start (&server, "--backend", "noshell", NULL);
+
+  server_send (&server, "{\"id\": 1, \"op\": \"input\", \"data\": \"x\"}");
+  response = server_recv_object (&server, &node);
+  g_assert_cmpstr (error_code (response), ==, "not-supported");
+  g_clear_pointer (&node, json_node_unref);
+  server_send (&server, "{\"id\": 2, \"op\": \"interrupt\"}");
+  response = server_recv_object (&server, &node);
+  g_assert_cmpstr (error_code (response), ==, "not-supported");
+  g_clear_pointer (&node, json_node_unref);
+  server_send (&server, "{\"id\": 3, \"op\": \"poll\", \"wait\": 1}");
+  response = server_recv_object (&server, &node);
+  g_assert_cmpstr (error_code (response), ==, "not-supported");
+  g_clear_pointer (&node, json_node_unref);
+  server_send (&server, "{\"id\": 4, \"command\": \"true\", \"on_timeout\": \"detach\"}");
+  response = server_recv_object (&server, &node);
+  g_assert_cmpstr (error_code (response), ==, "not-supported");
+  g_clear_pointer (&node, json_node_unref);
+
+  server_finish (&server);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1290,6 +1453,8 @@ main (int    argc,
   g_test_add_func ("/cli/serve/eof/oneshot", test_serve_eof_oneshot);
   g_test_add_func ("/cli/serve/eof/pty", test_serve_eof_pty);
   g_test_add_func ("/cli/serve/signal", test_serve_signal);
+  g_test_add_func ("/cli/serve/interactive/pty", test_serve_interactive_pty);
+  g_test_add_func ("/cli/serve/interactive/unsupported", test_serve_interactive_unsupported);
 
   return g_test_run ();
 }

@@ -3,6 +3,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
+#include <string.h>
+
 #include "terret-test-utils.h"
 
 static TerretExecutor *
@@ -91,6 +93,42 @@ test_sessions (void)
   terret_executor_close_all (executor);
 }
 
+
+static void
+test_interactive_refused (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TerretExecutor) executor = terret_executor_new ("noshell", &error);
+  g_autoptr(GBytes) data = g_bytes_new_static ("x\n", 2);
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(TerretRequest) request = terret_request_new ("true");
+  TerretCapabilities caps;
+
+  g_assert_no_error (error);
+  caps = terret_executor_get_capabilities (executor);
+  g_assert_false (caps & (TERRET_CAPABILITY_INPUT | TERRET_CAPABILITY_INTERRUPT |
+                          TERRET_CAPABILITY_POLL | TERRET_CAPABILITY_DETACH));
+
+  g_assert_false (terret_executor_send_input (executor, "default", data, &error));
+  g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_NOT_SUPPORTED);
+  g_assert_nonnull (strstr (error->message, "noshell"));
+  g_clear_error (&error);
+
+  g_assert_false (terret_executor_interrupt (executor, "default", &error));
+  g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_NOT_SUPPORTED);
+  g_clear_error (&error);
+
+  result = terret_executor_poll (executor, "default", 1, NULL, &error);
+  g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_NOT_SUPPORTED);
+  g_assert_null (result);
+  g_clear_error (&error);
+
+  terret_request_set_timeout_action (request, TERRET_TIMEOUT_ACTION_DETACH);
+  result = terret_executor_run (executor, request, NULL, &error);
+  g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_NOT_SUPPORTED);
+  g_assert_null (result);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -101,6 +139,7 @@ main (int   argc,
   g_test_add_func ("/noshell/run/async", test_async);
   g_test_add_func ("/noshell/run/refuses-unsupported", test_refuses_unsupported);
   g_test_add_func ("/noshell/sessions", test_sessions);
+  g_test_add_func ("/noshell/interactive/refused", test_interactive_refused);
 
   return g_test_run ();
 }

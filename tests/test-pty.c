@@ -867,6 +867,548 @@ test_sync_from_thread (void)
   g_assert_null (terret_result_get_notice (result));
 }
 
+
+/* --- Interactive: input, detach, poll, interrupt ----------------------- */
+
+static TerretResult *
+run_detached (TerretExecutor *executor,
+              const char     *session,
+              const char     *command,
+              double          timeout)
+{
+  g_autoptr(TerretRequest) request = terret_request_new (command);
+  g_autoptr(GError) error = NULL;
+  TerretResult *result;
+
+  terret_request_set_session (request, session);
+  terret_request_set_timeout (request, timeout);
+  terret_request_set_timeout_action (request, TERRET_TIMEOUT_ACTION_DETACH);
+  result = terret_executor_run (executor, request, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (result);
+  return result;
+}
+
+static void
+append_stdout (GString      *out,
+               TerretResult *result)
+{
+  gsize len;
+  const char *data = g_bytes_get_data (terret_result_get_stdout (result), &len);
+
+  g_string_append_len (out, data, len);
+}
+
+/* Polls @session, collecting its output into @out, until the output
+ * holds @needle (or, with NULL, until the command ended). Returns the
+ * last poll's result. Bounded by a count, never by the clock. */
+static TerretResult *
+poll_until (TerretExecutor *executor,
+            const char     *session,
+            GString        *out,
+            const char     *needle)
+{
+  for (guint i = 0; i < 100; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(TerretResult) result = terret_executor_poll (executor, session, 10, NULL, &error);
+
+      g_assert_no_error (error);
+      g_assert_nonnull (result);
+      append_stdout (out, result);
+      if (!terret_result_get_running (result))
+        {
+          g_assert_null (needle);
+          return g_steal_pointer (&result);
+        }
+      g_assert_false (terret_result_get_exited (result));
+      if (needle != NULL && strstr (out->str, needle) != NULL)
+        return g_steal_pointer (&result);
+    }
+
+  g_assert_not_reached ();
+  return NULL;
+}
+
+static void
+send_text (TerretExecutor *executor,
+           const char     *session,
+           const char     *text)
+{
+  g_autoptr(GBytes) data = g_bytes_new (text, strlen (text));
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (terret_executor_send_input (executor, session, data, &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_interactive_caps (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  TerretCapabilities caps = terret_executor_get_capabilities (executor);
+
+  g_assert_true (caps & TERRET_CAPABILITY_INPUT);
+  g_assert_true (caps & TERRET_CAPABILITY_INTERRUPT);
+  g_assert_true (caps & TERRET_CAPABILITY_POLL);
+  g_assert_true (caps & TERRET_CAPABILITY_DETACH);
+}
+
+static void
+test_interactive_repl (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(TerretResult) last = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autofree char *bc = g_find_program_in_path ("bc");
+
+  if (bc == NULL)
+    {
+      g_test_skip ("bc is not installed");
+      return;
+    }
+
+  result = run_detached (executor, "repl", "bc -q", 0.2);
+  g_assert_true (terret_result_get_running (result));
+  g_assert_true (terret_result_get_timed_out (result));
+  g_assert_false (terret_result_get_exited (result));
+  g_assert_nonnull (strstr (terret_result_get_notice (result), "Still running"));
+
+  send_text (executor, "repl", "6*7\n");
+  g_clear_object (&result);
+  result = poll_until (executor, "repl", out, "42\n");
+  g_assert_cmpstr (out->str, ==, "42\n");
+
+  g_string_truncate (out, 0);
+  send_text (executor, "repl", "x=5\nx+1\nquit\n");
+  last = poll_until (executor, "repl", out, NULL);
+  g_assert_cmpstr (out->str, ==, "6\n");
+  g_assert_true (terret_result_get_exited (last));
+  g_assert_cmpint (terret_result_get_exit_status (last), ==, 0);
+  g_assert_false (terret_result_get_running (last));
+
+  /* The session is idle again and kept its shell. */
+  g_clear_object (&result);
+  result = run_in (executor, "repl", "echo after", 0);
+  terret_test_assert_bytes_str (terret_result_get_stdout (result), "after\n");
+}
+
+static void
+test_interactive_read_detached (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(TerretResult) last = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
+
+  result = run_detached (executor, "read", "read x; echo \"got:$x\"", 0.2);
+  g_assert_true (terret_result_get_running (result));
+  append_stdout (out, result);
+
+  send_text (executor, "read", "hello there\n");
+  last = poll_until (executor, "read", out, NULL);
+  g_assert_cmpstr (out->str, ==, "got:hello there\n");
+  g_assert_cmpint (terret_result_get_exit_status (last), ==, 0);
+
+  /* What the command read is a variable of the session's shell now. */
+  g_clear_object (&result);
+  result = run_in (executor, "read", "echo \"$x\"", 0);
+  terret_test_assert_bytes_str (terret_result_get_stdout (result), "hello there\n");
+}
+
+static gboolean
+send_answer (gpointer user_data)
+{
+  send_text (user_data, "inflight", "forty-two\n");
+  return G_SOURCE_REMOVE;
+}
+
+/* Input reaches a run still in flight, from another call. */
+static void
+test_interactive_read_in_flight (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autoptr(TerretRequest) request = terret_request_new ("read x; echo \"[$x]\"");
+  g_autoptr(GAsyncResult) async_result = NULL;
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  terret_request_set_session (request, "inflight");
+  terret_request_set_timeout (request, 60);
+  terret_executor_run_async (executor, request, NULL, store_result, &async_result);
+  g_timeout_add (100, send_answer, executor);
+  while (async_result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+
+  result = terret_executor_run_finish (executor, async_result, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (terret_result_get_exit_status (result), ==, 0);
+  terret_test_assert_bytes_str (terret_result_get_stdout (result), "[forty-two]\n");
+}
+
+static void
+test_detach_poll_to_completion (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autofree char *dir = terret_test_make_tmpdir ();
+  g_autofree char *command = g_strdup_printf ("cd '%s'; echo started; sleep 2; echo done", dir);
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(TerretResult) last = NULL;
+  g_autoptr(TerretRequest) busy = terret_request_new ("echo no");
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  GPid pid;
+
+  result = run_detached (executor, "detach", command, 0.5);
+  pid = terret_executor_get_session_pid (executor, "detach");
+  g_assert_true (terret_result_get_running (result));
+  g_assert_false (terret_result_get_exited (result));
+  g_assert_null (terret_result_get_cwd (result));
+  append_stdout (out, result);
+
+  /* Busy while the command goes on: refused, not queued. */
+  terret_request_set_session (busy, "detach");
+  g_clear_object (&result);
+  result = terret_executor_run (executor, busy, NULL, &error);
+  g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_BUSY);
+  g_assert_null (result);
+  g_clear_error (&error);
+
+  last = poll_until (executor, "detach", out, NULL);
+  g_assert_cmpstr (out->str, ==, "started\ndone\n");
+  g_assert_true (terret_result_get_exited (last));
+  g_assert_cmpint (terret_result_get_exit_status (last), ==, 0);
+  g_assert_cmpstr (terret_result_get_cwd (last), ==, dir);
+  g_assert_false (terret_result_get_timed_out (last));
+
+  /* Idle again: nothing to poll, and the next run is in the same shell. */
+  g_clear_object (&result);
+  result = terret_executor_poll (executor, "detach", 0, NULL, &error);
+  g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST);
+  g_assert_null (result);
+  g_clear_error (&error);
+
+  result = run_in (executor, "detach", "pwd", 0);
+  g_assert_cmpint (terret_executor_get_session_pid (executor, "detach"), ==, pid);
+  g_assert_cmpstr (terret_result_get_cwd (result), ==, dir);
+  g_assert_null (terret_result_get_notice (result));
+
+  g_rmdir (dir);
+}
+
+static gboolean
+set_flag (gpointer user_data)
+{
+  *(gboolean *)user_data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+static void
+test_detach_async_background (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autoptr(TerretRequest) request = terret_request_new ("echo a; sleep 0.5; echo b");
+  g_autoptr(GAsyncResult) async_result = NULL;
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(TerretResult) probed = NULL;
+  g_autoptr(GError) error = NULL;
+
+  terret_request_set_timeout (request, 0.2);
+  terret_request_set_timeout_action (request, TERRET_TIMEOUT_ACTION_DETACH);
+  terret_executor_run_async (executor, request, NULL, store_result, &async_result);
+  while (async_result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  result = terret_executor_run_finish (executor, async_result, &error);
+  g_assert_no_error (error);
+  g_assert_true (terret_result_get_running (result));
+
+  /* The main context the run started on goes on reading, so the end is
+   * seen without a poll and frees the session: a run gets through. */
+  for (guint i = 0; i < 200 && probed == NULL; i++)
+    {
+      g_autoptr(TerretRequest) probe = terret_request_new ("echo probe");
+      gboolean fired = FALSE;
+
+      g_timeout_add (50, set_flag, &fired);
+      while (!fired)
+        g_main_context_iteration (NULL, TRUE);
+
+      probed = terret_executor_run (executor, probe, NULL, &error);
+      if (probed == NULL)
+        {
+          g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_BUSY);
+          g_clear_error (&error);
+        }
+    }
+
+  g_assert_nonnull (probed);
+  terret_test_assert_bytes_str (terret_result_get_stdout (probed), "probe\n");
+  /* Nobody polled the end: the run says it was discarded. */
+  g_assert_nonnull (strstr (terret_result_get_notice (probed), "ended with status 0"));
+  g_assert_nonnull (strstr (terret_result_get_notice (probed), "discarded"));
+
+  g_clear_object (&result);
+  result = terret_executor_poll (executor, TERRET_DEFAULT_SESSION, 0, NULL, &error);
+  g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST);
+  g_assert_null (result);
+}
+
+static void
+test_interrupt_trap_once (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(TerretResult) last = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  GPid pid;
+
+  result = run_detached (executor, "trap",
+                         "bash -c 'trap \"trap - INT; c=1; echo caught\" INT; echo ready; "
+                         "while :; do sleep 0.05; if [ -n \"$c\" ]; then echo back; c=; fi; done'",
+                         0.1);
+  pid = terret_executor_get_session_pid (executor, "trap");
+  append_stdout (out, result);
+  g_clear_object (&result);
+  if (strstr (out->str, "ready") == NULL)
+    result = poll_until (executor, "trap", out, "ready\n");
+
+  g_assert_true (terret_executor_interrupt (executor, "trap", &error));
+  g_assert_no_error (error);
+  g_clear_object (&result);
+  /* "back" comes once the trap has run and the loop goes on, so the next
+   * interrupt finds the default disposition the trap restored. */
+  result = poll_until (executor, "trap", out, "back\n");
+  g_assert_cmpstr (out->str, ==, "ready\ncaught\nback\n");
+
+  g_assert_true (terret_executor_interrupt (executor, "trap", &error));
+  g_assert_no_error (error);
+  last = poll_until (executor, "trap", out, NULL);
+  g_assert_false (terret_result_get_running (last));
+  g_clear_object (&result);
+  if (terret_result_get_exited (last))
+    {
+      /* Ended by the second ^C: interrupted, not killed, so the shell and
+       * its state stay. */
+      g_assert_cmpint (terret_result_get_exit_status (last), ==, 130);
+      result = run_in (executor, "trap", "echo still", 0);
+      g_assert_cmpint (terret_executor_get_session_pid (executor, "trap"), ==, pid);
+      g_assert_null (terret_result_get_notice (result));
+    }
+  else
+    {
+      /* A ^C that lands while bash forks the next sleep can be lost the
+       * way it is at a terminal; then the escalation ends the loop. */
+      g_assert_nonnull (strstr (terret_result_get_notice (last), "interrupted"));
+      assert_session_gone (pid);
+    }
+}
+
+static gboolean
+interrupt_inflight (gpointer user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (terret_executor_interrupt (user_data, "inflight", &error));
+  g_assert_no_error (error);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+test_interrupt_in_flight (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autoptr(TerretRequest) request = terret_request_new ("export KEEP=1; sleep 100; echo never");
+  g_autoptr(GAsyncResult) async_result = NULL;
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  GPid pid;
+
+  result = run_in (executor, "inflight", "true", 0);
+  pid = terret_executor_get_session_pid (executor, "inflight");
+  g_clear_object (&result);
+
+  terret_request_set_session (request, "inflight");
+  terret_request_set_timeout (request, 60);
+  terret_executor_run_async (executor, request, NULL, store_result, &async_result);
+  g_timeout_add (200, interrupt_inflight, executor);
+  while (async_result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+
+  result = terret_executor_run_finish (executor, async_result, &error);
+  g_assert_no_error (error);
+  g_assert_true (terret_result_get_exited (result));
+  g_assert_cmpint (terret_result_get_exit_status (result), ==, 130);
+  g_assert_false (terret_result_get_timed_out (result));
+  {
+    g_autofree char *text = bytes_to_string (terret_result_get_stdout (result));
+
+    g_assert_null (strstr (text, "never"));
+  }
+
+  g_clear_object (&result);
+  result = run_in (executor, "inflight", "echo $KEEP", 0);
+  terret_test_assert_bytes_str (terret_result_get_stdout (result), "1\n");
+  g_assert_cmpint (terret_executor_get_session_pid (executor, "inflight"), ==, pid);
+}
+
+static void
+test_interrupt_escalation (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(TerretResult) last = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  GPid pid;
+
+  g_assert_true (terret_executor_set_setting (executor, "interrupt-grace", "0.3", &error));
+  g_assert_no_error (error);
+
+  result = run_detached (executor, "ignore", "trap '' INT; sleep 100", 0.2);
+  pid = terret_executor_get_session_pid (executor, "ignore");
+  g_assert_cmpint (pid, >, 0);
+  g_assert_true (terret_result_get_running (result));
+
+  g_assert_true (terret_executor_interrupt (executor, "ignore", &error));
+  g_assert_no_error (error);
+  last = poll_until (executor, "ignore", out, NULL);
+  g_assert_false (terret_result_get_exited (last));
+  g_assert_nonnull (strstr (terret_result_get_notice (last), "killed"));
+  g_assert_nonnull (strstr (terret_result_get_notice (last), "fresh session"));
+  assert_session_gone (pid);
+
+  /* The next run gets a fresh shell. */
+  g_clear_object (&result);
+  result = run_in (executor, "ignore", "echo fresh", 0);
+  terret_test_assert_bytes_str (terret_result_get_stdout (result), "fresh\n");
+  g_assert_cmpint (terret_executor_get_session_pid (executor, "ignore"), !=, pid);
+}
+
+static void
+test_interactive_idle_errors (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(GBytes) data = g_bytes_new_static ("x\n", 2);
+  g_autoptr(GError) error = NULL;
+
+  /* No session at all. */
+  result = terret_executor_poll (executor, "nothing", 0, NULL, &error);
+  g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST);
+  g_assert_nonnull (strstr (error->message, "nothing"));
+  g_clear_error (&error);
+
+  /* A session with nothing running. */
+  result = run_in (executor, "idle", "true", 0);
+  g_clear_object (&result);
+  g_assert_false (terret_executor_send_input (executor, "idle", data, &error));
+  g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST);
+  g_clear_error (&error);
+  g_assert_false (terret_executor_interrupt (executor, "idle", &error));
+  g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST);
+  g_clear_error (&error);
+  result = terret_executor_poll (executor, "idle", 0, NULL, &error);
+  g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST);
+  g_assert_nonnull (strstr (error->message, "“idle”"));
+  g_assert_null (result);
+}
+
+static void
+test_poll_while_run_in_flight (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autoptr(TerretRequest) request = terret_request_new ("sleep 0.3; echo slow");
+  g_autoptr(GAsyncResult) async_result = NULL;
+  g_autoptr(GAsyncResult) poll_result = NULL;
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  result = run (executor, "true");
+  g_clear_object (&result);
+
+  terret_executor_run_async (executor, request, NULL, store_result, &async_result);
+  terret_executor_poll_async (executor, TERRET_DEFAULT_SESSION, 5, NULL, store_result, &poll_result);
+  while (async_result == NULL || poll_result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+
+  result = terret_executor_poll_finish (executor, poll_result, &error);
+  g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_BUSY);
+  g_assert_null (result);
+  g_clear_error (&error);
+
+  result = terret_executor_run_finish (executor, async_result, &error);
+  g_assert_no_error (error);
+  terret_test_assert_bytes_str (terret_result_get_stdout (result), "slow\n");
+}
+
+static void
+test_detach_close_leaves_nothing (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  GPid pid, other;
+
+  result = run_detached (executor, "closing", "sleep 100 & sleep 100", 0.2);
+  g_assert_true (terret_result_get_running (result));
+  pid = terret_executor_get_session_pid (executor, "closing");
+  g_assert_cmpuint (terret_test_count_session_members (pid), >=, 3);
+
+  terret_executor_close_session (executor, "closing");
+  assert_session_gone (pid);
+
+  /* Disposing the executor ends a detached command as well. */
+  g_clear_object (&result);
+  result = run_detached (executor, "disposed", "sleep 100", 0.2);
+  other = terret_executor_get_session_pid (executor, "disposed");
+  g_clear_object (&executor);
+  assert_session_gone (other);
+}
+
+/* The output of a detached command is counted against the cap per
+ * stretch, and a stretch never charges a later command. */
+static void
+test_detach_cap_per_stretch (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(TerretResult) last = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  guint64 dropped = 0;
+
+  g_assert_true (terret_executor_set_setting (executor, "max-output", "100", &error));
+  g_assert_no_error (error);
+
+  result = run_detached (executor, "cap", "read go; head -c 1000 /dev/zero | tr '\\0' a; "
+                                          "read go; printf end", 0.2);
+  g_assert_true (terret_result_get_running (result));
+  g_clear_object (&result);
+
+  send_text (executor, "cap", "\n");
+  for (guint i = 0; i < 100 && out->len + dropped < 1000; i++)
+    {
+      g_autoptr(TerretResult) r = terret_executor_poll (executor, "cap", 10, NULL, &error);
+
+      g_assert_no_error (error);
+      g_assert_true (terret_result_get_running (r));
+      g_assert_cmpuint (g_bytes_get_size (terret_result_get_stdout (r)), <=, 100);
+      append_stdout (out, r);
+      dropped += terret_result_get_dropped (r, TERRET_STREAM_STDOUT);
+    }
+  g_assert_cmpuint (out->len + dropped, ==, 1000);
+
+  send_text (executor, "cap", "\n");
+  last = poll_until (executor, "cap", g_string_truncate (out, 0), NULL);
+  g_assert_cmpstr (out->str, ==, "end");
+  g_assert_cmpint (terret_result_get_exit_status (last), ==, 0);
+
+  result = run_in (executor, "cap", "echo next", 0);
+  terret_test_assert_bytes_str (terret_result_get_stdout (result), "next\n");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -907,6 +1449,19 @@ main (int   argc,
   g_test_add_func ("/pty/close/all-and-dispose", test_close_all_and_dispose);
   g_test_add_func ("/pty/concurrency/many-sessions", test_many_sessions);
   g_test_add_func ("/pty/concurrency/sync-from-thread", test_sync_from_thread);
+  g_test_add_func ("/pty/interactive/caps", test_interactive_caps);
+  g_test_add_func ("/pty/interactive/repl", test_interactive_repl);
+  g_test_add_func ("/pty/interactive/read-detached", test_interactive_read_detached);
+  g_test_add_func ("/pty/interactive/read-in-flight", test_interactive_read_in_flight);
+  g_test_add_func ("/pty/interactive/idle-errors", test_interactive_idle_errors);
+  g_test_add_func ("/pty/detach/poll-to-completion", test_detach_poll_to_completion);
+  g_test_add_func ("/pty/detach/async-background", test_detach_async_background);
+  g_test_add_func ("/pty/detach/poll-while-run-in-flight", test_poll_while_run_in_flight);
+  g_test_add_func ("/pty/detach/close-leaves-nothing", test_detach_close_leaves_nothing);
+  g_test_add_func ("/pty/detach/cap-per-stretch", test_detach_cap_per_stretch);
+  g_test_add_func ("/pty/interrupt/trap-once", test_interrupt_trap_once);
+  g_test_add_func ("/pty/interrupt/in-flight", test_interrupt_in_flight);
+  g_test_add_func ("/pty/interrupt/escalation", test_interrupt_escalation);
 
   return g_test_run ();
 }

@@ -185,6 +185,11 @@ add_result_members (JsonBuilder  *builder,
   json_builder_set_member_name (builder, "timed_out");
   json_builder_add_boolean_value (builder, terret_result_get_timed_out (result));
 
+  /* A run that a timeout detached from, or a poll before the command
+   * ended: no status yet, more output to come. */
+  json_builder_set_member_name (builder, "running");
+  json_builder_add_boolean_value (builder, terret_result_get_running (result));
+
   json_builder_set_member_name (builder, "dropped");
   json_builder_add_int_value (builder,
                               (gint64)(terret_result_get_dropped (result, TERRET_STREAM_STDOUT) +

@@ -1070,6 +1070,147 @@ usage (const char *prog)
               prog);
 }
 
+
+/* --- Interactive operations -------------------------------------------- */
+
+/* Polls until the command ended; returns the last result, the stdout of
+ * every poll appended to @out. Bounded by a count, not the clock. */
+static TerretResult *
+poll_to_end (TerretExecutor *executor,
+             const char     *session,
+             GString        *out)
+{
+  for (guint i = 0; i < 100; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(TerretResult) result = terret_executor_poll (executor, session, 10, NULL, &error);
+      gsize len;
+      const char *data;
+
+      g_assert_no_error (error);
+      data = g_bytes_get_data (terret_result_get_stdout (result), &len);
+      g_string_append_len (out, data, len);
+      if (!terret_result_get_running (result))
+        return g_steal_pointer (&result);
+    }
+
+  g_assert_not_reached ();
+  return NULL;
+}
+
+static void
+test_interactive_unsupported (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autoptr(GBytes) data = g_bytes_new_static ("x\n", 2);
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_test_summary ("An interactive operation the backend does not declare fails with "
+                  "TERRET_EXEC_ERROR_NOT_SUPPORTED.");
+
+  if ((kit.caps & TERRET_CAPABILITY_INPUT) == 0)
+    {
+      g_assert_false (terret_executor_send_input (executor, "default", data, &error));
+      g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_NOT_SUPPORTED);
+      g_clear_error (&error);
+    }
+  if ((kit.caps & TERRET_CAPABILITY_INTERRUPT) == 0)
+    {
+      g_assert_false (terret_executor_interrupt (executor, "default", &error));
+      g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_NOT_SUPPORTED);
+      g_clear_error (&error);
+    }
+  if ((kit.caps & TERRET_CAPABILITY_POLL) == 0)
+    {
+      result = terret_executor_poll (executor, "default", 0, NULL, &error);
+      g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_NOT_SUPPORTED);
+      g_assert_null (result);
+      g_clear_error (&error);
+    }
+  if ((kit.caps & TERRET_CAPABILITY_DETACH) == 0)
+    {
+      g_autoptr(TerretRequest) request = new_request ("true");
+
+      terret_request_set_timeout_action (request, TERRET_TIMEOUT_ACTION_DETACH);
+      result = terret_executor_run (executor, request, NULL, &error);
+      g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_NOT_SUPPORTED);
+      g_assert_null (result);
+    }
+}
+
+static void
+test_detach_input_poll (void)
+{
+  g_autoptr(TerretExecutor) executor = NULL;
+  g_autoptr(TerretRequest) request = new_request ("read x; echo \"[$x]\"");
+  g_autoptr(TerretRequest) busy = new_request ("echo no");
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(GBytes) data = g_bytes_new_static ("abc\n", 4);
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+
+  REQUIRE_CAPS (TERRET_CAPABILITY_DETACH | TERRET_CAPABILITY_POLL | TERRET_CAPABILITY_INPUT);
+  g_test_summary ("A detaching timeout returns running with no status; the session is busy; "
+                  "input reaches the command; polls collect its output to its status.");
+
+  executor = new_executor ();
+  terret_request_set_timeout (request, 0.3);
+  terret_request_set_timeout_action (request, TERRET_TIMEOUT_ACTION_DETACH);
+  result = terret_executor_run (executor, request, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (terret_result_get_running (result));
+  g_assert_false (terret_result_get_exited (result));
+  g_clear_object (&result);
+
+  result = terret_executor_run (executor, busy, NULL, &error);
+  g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_BUSY);
+  g_clear_error (&error);
+
+  g_assert_true (terret_executor_send_input (executor, "default", data, &error));
+  g_assert_no_error (error);
+  result = poll_to_end (executor, "default", out);
+  g_assert_true (terret_result_get_exited (result));
+  g_assert_cmpint (terret_result_get_exit_status (result), ==, 0);
+  g_assert_nonnull (strstr (out->str, "[abc]"));
+  g_clear_object (&result);
+
+  result = terret_executor_poll (executor, "default", 0, NULL, &error);
+  g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST);
+  g_assert_null (result);
+  g_clear_error (&error);
+
+  assert_exits (executor, "echo again", 0, "again\n", -1);
+}
+
+static void
+test_interrupt_detached (void)
+{
+  g_autoptr(TerretExecutor) executor = NULL;
+  g_autoptr(TerretRequest) request = new_request ("sleep 100");
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+
+  REQUIRE_CAPS (TERRET_CAPABILITY_DETACH | TERRET_CAPABILITY_POLL | TERRET_CAPABILITY_INTERRUPT);
+  g_test_summary ("An interrupt ends a detached command; the session then runs again.");
+
+  executor = new_executor ();
+  terret_request_set_timeout (request, 0.3);
+  terret_request_set_timeout_action (request, TERRET_TIMEOUT_ACTION_DETACH);
+  result = terret_executor_run (executor, request, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (terret_result_get_running (result));
+  g_clear_object (&result);
+
+  g_assert_true (terret_executor_interrupt (executor, "default", &error));
+  g_assert_no_error (error);
+  result = poll_to_end (executor, "default", out);
+  g_assert_false (terret_result_get_running (result));
+
+  assert_exits (executor, "echo again", 0, "again\n", -1);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1168,6 +1309,9 @@ main (int   argc,
   g_test_add_func ("/conformance/reports-cwd", test_reports_cwd);
   g_test_add_func ("/conformance/close/session-pid", test_close_session_pid);
   g_test_add_func ("/conformance/close/nothing-left", test_close_nothing_left);
+  g_test_add_func ("/conformance/interactive/unsupported", test_interactive_unsupported);
+  g_test_add_func ("/conformance/interactive/detach-input-poll", test_detach_input_poll);
+  g_test_add_func ("/conformance/interactive/interrupt-detached", test_interrupt_detached);
 
   ret = g_test_run ();
 

@@ -252,23 +252,148 @@ op_run (Server      *server,
         GError     **error)
 {
   g_autoptr(TerretRequest) run_request = NULL;
-  const char *command, *session;
+  const char *command, *session, *on_timeout;
   double timeout = 0;
   Run *run;
 
   if (!get_string (request, "command", TRUE, &command, error) ||
       !get_string (request, "session", FALSE, &session, error) ||
-      !get_seconds (request, "timeout", &timeout, error))
+      !get_seconds (request, "timeout", &timeout, error) ||
+      !get_string (request, "on_timeout", FALSE, &on_timeout, error))
     return FALSE;
+
+  if (on_timeout != NULL && !g_str_equal (on_timeout, "kill") && !g_str_equal (on_timeout, "detach"))
+    {
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                   "“on_timeout” must be \"kill\" or \"detach\", not “%s”", on_timeout);
+      return FALSE;
+    }
 
   run_request = terret_request_new (command);
   if (session != NULL)
     terret_request_set_session (run_request, session);
   terret_request_set_timeout (run_request, timeout);
+  if (on_timeout != NULL && g_str_equal (on_timeout, "detach"))
+    terret_request_set_timeout_action (run_request, TERRET_TIMEOUT_ACTION_DETACH);
 
   run = run_new (server, id);
   g_queue_push_tail_link (&server->runs, &run->link);
   terret_executor_run_async (server->executor, run_request, run->cancellable, run_done, run);
+
+  return TRUE;
+}
+
+static gboolean
+op_input (Server      *server,
+          JsonNode    *id,
+          JsonObject  *request,
+          GError     **error)
+{
+  g_autoptr(GBytes) data = NULL;
+  const char *session, *text, *encoded;
+
+  if (!get_string (request, "session", FALSE, &session, error) ||
+      !get_string (request, "data", FALSE, &text, error) ||
+      !get_string (request, "data_base64", FALSE, &encoded, error))
+    return FALSE;
+
+  if ((text == NULL) == (encoded == NULL))
+    {
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                   "exactly one of “data” (text) and “data_base64” is required");
+      return FALSE;
+    }
+
+  if (text != NULL)
+    data = g_bytes_new (text, strlen (text));
+  else
+    {
+      gsize len = 0;
+      guchar *decoded;
+
+      /* g_base64_decode() skips what is not base64; a request whose bytes
+       * would silently differ from what the client meant is refused. */
+      for (const char *p = encoded; *p != '\0'; p++)
+        {
+          if (!g_ascii_isalnum (*p) && *p != '+' && *p != '/' && *p != '=')
+            {
+              g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                           "“data_base64” is not base64");
+              return FALSE;
+            }
+        }
+      decoded = g_base64_decode (encoded, &len);
+      data = g_bytes_new_take (decoded, len);
+    }
+
+  if (!terret_executor_send_input (server->executor,
+                                   session != NULL ? session : TERRET_DEFAULT_SESSION,
+                                   data, error))
+    return FALSE;
+
+  server_respond (server, id, NULL, NULL);
+  return TRUE;
+}
+
+static gboolean
+op_interrupt (Server      *server,
+              JsonNode    *id,
+              JsonObject  *request,
+              GError     **error)
+{
+  const char *session;
+
+  if (!get_string (request, "session", FALSE, &session, error))
+    return FALSE;
+
+  if (!terret_executor_interrupt (server->executor,
+                                  session != NULL ? session : TERRET_DEFAULT_SESSION, error))
+    return FALSE;
+
+  server_respond (server, id, NULL, NULL);
+  return TRUE;
+}
+
+static void
+poll_done (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  Run *run = user_data;
+  Server *server = run->server;
+  g_autoptr(TerretResult) poll_result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  poll_result = terret_executor_poll_finish (TERRET_EXECUTOR (object), result, &error);
+
+  g_queue_unlink (&server->runs, &run->link);
+  server_respond (server, run->id, poll_result, error);
+  run_free (run);
+
+  server_maybe_finish (server);
+}
+
+/* A poll waits like a run: it is in flight (and cancellable by its id)
+ * until it answers. */
+static gboolean
+op_poll (Server      *server,
+         JsonNode    *id,
+         JsonObject  *request,
+         GError     **error)
+{
+  const char *session;
+  double wait = 0;
+  Run *run;
+
+  if (!get_string (request, "session", FALSE, &session, error) ||
+      !get_seconds (request, "wait", &wait, error))
+    return FALSE;
+
+  run = run_new (server, id);
+  g_queue_push_tail_link (&server->runs, &run->link);
+  terret_executor_poll_async (server->executor,
+                              session != NULL ? session : TERRET_DEFAULT_SESSION,
+                              wait, run->cancellable, poll_done, run);
 
   return TRUE;
 }
@@ -340,7 +465,9 @@ op_cancel (Server      *server,
   return FALSE;
 }
 
-static const char * const run_fields[] = { "session", "command", "timeout", NULL };
+static const char * const run_fields[] = { "session", "command", "timeout", "on_timeout", NULL };
+static const char * const input_fields[] = { "session", "data", "data_base64", NULL };
+static const char * const poll_fields[] = { "session", "wait", NULL };
 static const char * const close_fields[] = { "session", NULL };
 static const char * const no_fields[] = { NULL };
 static const char * const cancel_fields[] = { "target", NULL };
@@ -350,6 +477,9 @@ static const Op ops[] = {
   { "close", close_fields, op_close },
   { "close-all", no_fields, op_close_all },
   { "cancel", cancel_fields, op_cancel },
+  { "input", input_fields, op_input },
+  { "interrupt", close_fields, op_interrupt },
+  { "poll", poll_fields, op_poll },
 };
 
 static const Op *
@@ -593,9 +723,12 @@ static const char serve_summary[] =
   "request on stdout as each completes; runs in different sessions run\n"
   "concurrently. A request is an object:\n"
   "  {\"id\": ANY, \"op\": \"run\", \"session\": \"default\", \"command\": \"ls\", \"timeout\": 2.5}\n"
-  "Ops: run (default), close (session), close-all, cancel (target: a run's id).\n"
+  "Ops: run (default; on_timeout: kill or detach), close (session), close-all,\n"
+  "cancel (target: a run's or poll's id), input (session, data or data_base64),\n"
+  "interrupt (session), poll (session, wait: seconds).\n"
   "A response carries the id, ok, and for a run status, signal, stdout or\n"
-  "stdout_base64, stderr or stderr_base64, notice, timed_out, dropped, cwd;\n"
+  "stdout_base64, stderr or stderr_base64, notice, timed_out, running, dropped,\n"
+  "cwd;\n"
   "when ok is false, error {code, message}.\n"
   "At the end of input the server lets runs in flight finish, closes every\n"
   "session and exits 0.";
