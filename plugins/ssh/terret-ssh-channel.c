@@ -1,0 +1,667 @@
+/* terret-ssh-channel.c: a shell on a remote terminal behind `ssh -tt`
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gio/gio.h>
+
+#include "terret-ssh-channel.h"
+
+/*
+ * TerretSshChannel:
+ *
+ * Carries a session's bash on a terminal of a remote host: the local
+ * process is an OpenSSH client run with `-tt`, so the remote side gets a
+ * pty and the session's terminal protocol applies unchanged. The client's
+ * stdin and stdout are plain pipes (with `-tt` the client needs no local
+ * terminal, and having none it leaves nothing in raw mode behind). Its
+ * stderr, which carries only the client's own messages (the remote
+ * side's stderr is on the remote terminal), goes to an anonymous
+ * in-memory file that is read once the client has ended, to say why a
+ * connection failed.
+ *
+ * The client leads a session and process group of its own, so the
+ * default kill (SIGKILL to the group) ends it with whatever it started
+ * (a ProxyCommand). Ending the client closes the connection; sshd then
+ * hangs up the remote terminal, and the hangup ends the remote shell and
+ * everything in its process group.
+ *
+ * The terminal's modes cannot be set from this side, so the channel has
+ * no prepare_run: the session sets them with `stty` in its handshake.
+ */
+struct _TerretSshChannel
+{
+  TerretShellChannel parent_instance;
+
+  /* Guards everything below: the executor sets the client between runs,
+   * and a failure is read on whichever thread finishes a run. */
+  GMutex mutex;
+  GStrv client_argv;            /* (owned) (nullable) */
+  char *destination;            /* (owned) (nullable) for messages */
+  int stderr_fd;                /* the running client's diagnostics, or -1 */
+  TerretSshFailure failure;
+  char *said;                   /* (owned) (nullable) */
+};
+
+G_DEFINE_DYNAMIC_TYPE_EXTENDED (TerretSshChannel, terret_ssh_channel, TERRET_TYPE_SHELL_CHANNEL,
+                                G_TYPE_FLAG_FINAL, {})
+
+/* A conventional size for the remote terminal: the client has no local
+ * terminal to copy one from and would announce 0x0, which makes programs
+ * that ask guess. */
+#define REMOTE_ROWS 24
+#define REMOTE_COLUMNS 80
+
+/* What the remote command exits with when the cwd cannot be entered:
+ * not a status a login shell or `env` gives for anything else. */
+#define NO_DIRECTORY_STATUS 209
+
+/* What `env` (and a POSIX shell) exits with when the command is not
+ * found. */
+#define NO_SHELL_STATUS 127
+
+/* How long a client that has closed its stdout gets to exit by itself
+ * before it is killed, so that its exit status (the remote command's)
+ * is not lost to the kill. It is already leaving: this is a bound, not a
+ * wait anybody should ever see. */
+#define LEAVING_GRACE_MSEC 1000
+
+/* The end of what the client said is what explains its exit; a client
+ * made verbose by its options may say a lot before. */
+#define DIAGNOSTICS_TAIL (8 * 1024)
+
+typedef struct
+{
+  pid_t parent;
+  gboolean parent_death_signal;
+} ChildSetup;
+
+/* Runs in the child between fork and exec: async-signal-safe calls only. */
+static void
+child_setup (gpointer user_data)
+{
+  const ChildSetup *setup = user_data;
+  sigset_t none;
+
+  /* The client starts from default dispositions whatever the host
+   * ignores, and with nothing blocked. */
+  for (int sig = 1; sig < NSIG; sig++)
+    if (sig != SIGKILL && sig != SIGSTOP)
+      signal (sig, SIG_DFL);
+  sigemptyset (&none);
+  sigprocmask (SIG_SETMASK, &none, NULL);
+
+  /* A session of its own: no controlling terminal (so the client can
+   * never prompt on the host's), not reached by the host's ^C, and the
+   * leader of a group that one signal ends. */
+  if (setsid () < 0)
+    _exit (127);
+
+  /* If the host dies, the connection goes with it, and so does the
+   * remote shell. As for a local pty: only asked for when the forking
+   * thread is the main one, since the signal fires when that thread
+   * ends. */
+  if (setup->parent_death_signal)
+    {
+      if (prctl (PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid () != setup->parent)
+        _exit (127);
+    }
+}
+
+/* A word for a POSIX shell: single-quoted, with each `'` closed, escaped
+ * and reopened. Any byte but NUL survives unchanged. */
+static void
+append_quoted (GString    *out,
+               const char *word)
+{
+  g_string_append_c (out, '\'');
+  for (const char *p = word; *p != '\0'; p++)
+    {
+      if (*p == '\'')
+        g_string_append (out, "'\\''");
+      else
+        g_string_append_c (out, *p);
+    }
+  g_string_append_c (out, '\'');
+}
+
+/*
+ * terret_ssh_channel_build_command:
+ *
+ * The command line the remote login shell runs: size the terminal, go to
+ * @cwd (when not %NULL), and replace itself with @argv under `env` with
+ * @envp added to the remote account's own environment. It is POSIX shell
+ * syntax, which every usual login shell understands. A `cd` that fails
+ * ends the connection with NO_DIRECTORY_STATUS, which the channel turns
+ * into a clear failure: the shell's own message is on the terminal too,
+ * but among the echo of the handshake on a terminal not yet configured.
+ */
+char *
+terret_ssh_channel_build_command (const char * const *argv,
+                                  const char * const *envp,
+                                  const char         *cwd)
+{
+  GString *command = g_string_new (NULL);
+
+  g_string_append_printf (command, "stty rows %d cols %d 2>/dev/null; ",
+                          REMOTE_ROWS, REMOTE_COLUMNS);
+  if (cwd != NULL)
+    {
+      g_string_append (command, "cd -- ");
+      append_quoted (command, cwd);
+      g_string_append_printf (command, " || exit %d; ", NO_DIRECTORY_STATUS);
+    }
+  g_string_append (command, "exec env");
+  for (guint i = 0; envp != NULL && envp[i] != NULL; i++)
+    {
+      g_string_append_c (command, ' ');
+      append_quoted (command, envp[i]);
+    }
+  for (guint i = 0; argv[i] != NULL; i++)
+    {
+      g_string_append_c (command, ' ');
+      append_quoted (command, argv[i]);
+    }
+
+  return g_string_free (command, FALSE);
+}
+
+/* Classifies what the client printed before it ended. The strings are
+ * OpenSSH's own, stable for decades. The host key checks come first:
+ * their banner mentions other failures' words. */
+static TerretSshFailure
+classify (const char  *text,
+          int          exit_status,
+          char       **said)
+{
+  gboolean client_failed = exit_status == 255;
+  static const struct {
+    const char *needle;
+    TerretSshFailure failure;
+  } patterns[] = {
+    { "has changed and you have requested strict checking", TERRET_SSH_FAILURE_HOST_KEY_CHANGED },
+    { "REMOTE HOST IDENTIFICATION HAS CHANGED", TERRET_SSH_FAILURE_HOST_KEY_CHANGED },
+    { "Host key verification failed", TERRET_SSH_FAILURE_HOST_KEY_UNKNOWN },
+    { "Permission denied", TERRET_SSH_FAILURE_AUTHENTICATION },
+    { "Too many authentication failures", TERRET_SSH_FAILURE_AUTHENTICATION },
+    { "No more authentication methods", TERRET_SSH_FAILURE_AUTHENTICATION },
+    { "Connection refused", TERRET_SSH_FAILURE_REFUSED },
+    { "timed out", TERRET_SSH_FAILURE_TIMED_OUT },
+    { "not responding", TERRET_SSH_FAILURE_TIMED_OUT },
+    { "No route to host", TERRET_SSH_FAILURE_UNREACHABLE },
+    { "Network is unreachable", TERRET_SSH_FAILURE_UNREACHABLE },
+    { "Could not resolve hostname", TERRET_SSH_FAILURE_RESOLVE },
+    { "closed by remote host", TERRET_SSH_FAILURE_CLOSED },
+    { "Connection closed by", TERRET_SSH_FAILURE_CLOSED },
+    { "Connection reset", TERRET_SSH_FAILURE_CLOSED },
+    { "Broken pipe", TERRET_SSH_FAILURE_CLOSED },
+  };
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+  const char *last = NULL;
+
+  for (guint p = 0; p < G_N_ELEMENTS (patterns); p++)
+    {
+      for (guint i = 0; lines[i] != NULL; i++)
+        {
+          if (strstr (lines[i], patterns[p].needle) != NULL)
+            {
+              const char *line = lines[i];
+
+              /* The client names itself; the message says it was ssh. */
+              if (g_str_has_prefix (line, "ssh: "))
+                line += strlen ("ssh: ");
+              *said = g_strstrip (g_strdup (line));
+              return patterns[p].failure;
+            }
+        }
+    }
+
+  /* Nothing known: the last thing it said is the best explanation. */
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_strstrip (lines[i]);
+      if (*lines[i] != '\0')
+        last = lines[i];
+    }
+  if (exit_status == NO_DIRECTORY_STATUS)
+    return TERRET_SSH_FAILURE_NO_DIRECTORY;
+  if (exit_status == NO_SHELL_STATUS)
+    return TERRET_SSH_FAILURE_NO_SHELL;
+  /* A silent 255 is no failure of the client's: it is also what it exits
+   * with when the remote shell was killed by a signal or said `exit 255`. */
+  if (!client_failed || last == NULL)
+    return TERRET_SSH_FAILURE_NONE;
+
+  *said = g_strdup (last);
+  return TERRET_SSH_FAILURE_OTHER;
+}
+
+/* The last DIAGNOSTICS_TAIL bytes the client wrote to its stderr, as
+ * valid UTF-8 without NULs. */
+static char *
+read_diagnostics (int fd)
+{
+  g_autofree char *buffer = NULL;
+  struct stat st;
+  off_t start;
+  gssize n;
+
+  if (fd < 0 || fstat (fd, &st) < 0 || st.st_size <= 0)
+    return g_strdup ("");
+
+  start = st.st_size > DIAGNOSTICS_TAIL ? st.st_size - DIAGNOSTICS_TAIL : 0;
+  buffer = g_malloc (st.st_size - start + 1);
+  do
+    n = pread (fd, buffer, st.st_size - start, start);
+  while (n < 0 && errno == EINTR);
+  if (n <= 0)
+    return g_strdup ("");
+
+  /* Terminal-style line ends, and NULs that would cut a C string. */
+  for (gssize i = 0; i < n; i++)
+    if (buffer[i] == '\0' || buffer[i] == '\r')
+      buffer[i] = '\n';
+
+  return g_utf8_make_valid (buffer, n);
+}
+
+static gboolean
+terret_ssh_channel_spawn (TerretShellChannel  *channel,
+                          const char * const  *argv,
+                          const char * const  *envp,
+                          const char          *cwd,
+                          GError             **error)
+{
+  TerretSshChannel *self = TERRET_SSH_CHANNEL (channel);
+  g_autoptr(GPtrArray) client = g_ptr_array_new_with_free_func (g_free);
+  g_auto(GStrv) local_env = NULL;
+  g_autofree char *command = NULL;
+  ChildSetup setup;
+  GPid pid = 0;
+  int stdin_fd = -1, stdout_fd = -1;
+  int stderr_fd;
+  gboolean ok;
+
+  g_mutex_lock (&self->mutex);
+  for (guint i = 0; self->client_argv != NULL && self->client_argv[i] != NULL; i++)
+    g_ptr_array_add (client, g_strdup (self->client_argv[i]));
+  self->failure = TERRET_SSH_FAILURE_NONE;
+  g_clear_pointer (&self->said, g_free);
+  g_mutex_unlock (&self->mutex);
+
+  if (client->len == 0)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_INITIALIZED,
+                           "No ssh client is configured for this channel");
+      return FALSE;
+    }
+
+  command = terret_ssh_channel_build_command (argv, envp, cwd);
+  g_ptr_array_add (client, g_steal_pointer (&command));
+  g_ptr_array_add (client, NULL);
+
+  /* The client runs in the host's environment (its agent socket, its
+   * HOME for ~/.ssh), not the shell's: the shell's goes over the wire in
+   * the command. TERM is the exception, since the client announces it
+   * for the remote terminal before the shell starts. */
+  local_env = g_get_environ ();
+  for (guint i = 0; envp[i] != NULL; i++)
+    {
+      if (g_str_has_prefix (envp[i], "TERM="))
+        local_env = g_environ_setenv (local_env, "TERM", envp[i] + strlen ("TERM="), TRUE);
+    }
+
+  stderr_fd = memfd_create ("terret-ssh-stderr", MFD_CLOEXEC);
+  if (stderr_fd < 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   "Could not create a buffer for the ssh client's messages: %s",
+                   g_strerror (saved_errno));
+      return FALSE;
+    }
+
+  setup.parent = getpid ();
+  setup.parent_death_signal = gettid () == getpid ();
+
+  ok = g_spawn_async_with_pipes_and_fds (NULL,
+                                         (const char * const *)client->pdata,
+                                         (const char * const *)local_env,
+                                         G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH,
+                                         child_setup, &setup,
+                                         -1, -1, stderr_fd,
+                                         NULL, NULL, 0,
+                                         &pid, &stdin_fd, &stdout_fd, NULL,
+                                         error);
+  if (!ok)
+    {
+      close (stderr_fd);
+      return FALSE;
+    }
+
+  g_mutex_lock (&self->mutex);
+  if (self->stderr_fd >= 0)
+    close (self->stderr_fd);
+  self->stderr_fd = stderr_fd;
+  g_mutex_unlock (&self->mutex);
+
+  terret_shell_channel_set_process (channel, pid, stdout_fd, stdin_fd);
+  return TRUE;
+}
+
+/* --- The exit source ------------------------------------------------- */
+
+/* The client's exit status is the remote command's (or 255, the client's
+ * own failure), and it explains a failed start: it must not be lost. A
+ * GLib child watch reaps the process on a worker thread as soon as it
+ * ends, and a session that already saw the end of the output destroys
+ * that watch, status and all, before it dispatches. This source instead
+ * watches a pidfd, which becomes readable when the process ends without
+ * reaping it; the source reaps it when it dispatches, and whoever
+ * terminates the channel first reaps it otherwise. */
+typedef struct
+{
+  GSource source;
+  TerretShellChannel *channel;  /* (owned) */
+  GPid pid;
+  int pidfd;
+  gpointer tag;
+} ExitSource;
+
+static gboolean
+exit_source_check (GSource *source)
+{
+  ExitSource *self = (ExitSource *)source;
+
+  return g_source_query_unix_fd (source, self->tag) != 0;
+}
+
+static gboolean
+exit_source_dispatch (GSource     *source,
+                      GSourceFunc  callback,
+                      gpointer     user_data)
+{
+  ExitSource *self = (ExitSource *)source;
+
+  /* Reaped here, as the default source does, so the channel knows the
+   * status and never signals the pid alone again. */
+  if (!terret_shell_channel_get_exited (self->channel, NULL))
+    {
+      int wait_status = 0;
+      pid_t ret;
+
+      do
+        ret = waitpid (self->pid, &wait_status, WNOHANG);
+      while (ret < 0 && errno == EINTR);
+      if (ret == 0)
+        return G_SOURCE_CONTINUE;
+      terret_shell_channel_set_exited (self->channel, ret > 0 ? wait_status : 0);
+    }
+
+  if (callback == NULL)
+    return G_SOURCE_REMOVE;
+
+  return callback (user_data);
+}
+
+static void
+exit_source_finalize (GSource *source)
+{
+  ExitSource *self = (ExitSource *)source;
+
+  close (self->pidfd);
+  g_clear_object (&self->channel);
+}
+
+static GSourceFuncs exit_source_funcs = {
+  NULL,
+  exit_source_check,
+  exit_source_dispatch,
+  exit_source_finalize,
+  NULL, NULL,
+};
+
+static GSource *
+terret_ssh_channel_create_exit_source (TerretShellChannel *channel)
+{
+  GPid pid = terret_shell_channel_get_pid (channel);
+  ExitSource *self;
+  GSource *source;
+  int pidfd = -1;
+
+  if (pid > 0 && !terret_shell_channel_get_exited (channel, NULL))
+    pidfd = (int)syscall (SYS_pidfd_open, pid, 0);
+
+  /* No pidfds (kernels before 5.3, valgrind), or nothing to watch: the
+   * default child watch, which may lose a status to the race above. */
+  if (pidfd < 0)
+    return TERRET_SHELL_CHANNEL_CLASS (terret_ssh_channel_parent_class)->create_exit_source (channel);
+
+  source = g_source_new (&exit_source_funcs, sizeof (ExitSource));
+  g_source_set_static_name (source, "[terret] ssh client exit");
+  self = (ExitSource *)source;
+  self->channel = g_object_ref (channel);
+  self->pid = pid;
+  self->pidfd = pidfd;
+  self->tag = g_source_add_unix_fd (source, pidfd, G_IO_IN);
+
+  return source;
+}
+
+/* --- Ending ------------------------------------------------------------ */
+
+/* Whether the client closed its stdout: it does that once the remote
+ * side has ended, just before it exits. */
+static gboolean
+client_is_leaving (TerretShellChannel *channel)
+{
+  struct pollfd pfd = { terret_shell_channel_get_read_fd (channel), POLLIN, 0 };
+
+  if (pfd.fd < 0)
+    return FALSE;
+  return poll (&pfd, 1, 0) > 0 && (pfd.revents & (POLLHUP | POLLERR)) != 0;
+}
+
+/* Waits, within LEAVING_GRACE_MSEC, for the client to exit, leaving it
+ * unreaped (so the pid stays ours to signal and reap). A pidfd becomes
+ * readable when the process ends. Where pidfds are missing (kernels
+ * before 5.3, valgrind), a short bounded series of waitid(WNOWAIT)
+ * probes stands in: this only runs for a client already on its way out. */
+static void
+wait_for_leaving_client (GPid pid)
+{
+  struct pollfd pfd = { -1, POLLIN, 0 };
+  int ret;
+
+  if (pid <= 0)
+    return;
+
+  pfd.fd = (int)syscall (SYS_pidfd_open, pid, 0);
+  if (pfd.fd >= 0)
+    {
+      do
+        ret = poll (&pfd, 1, LEAVING_GRACE_MSEC);
+      while (ret < 0 && errno == EINTR);
+      close (pfd.fd);
+      return;
+    }
+
+  for (guint waited = 0; waited < LEAVING_GRACE_MSEC; waited++)
+    {
+      siginfo_t info = { 0 };
+
+      if (waitid (P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) < 0 || info.si_pid == pid)
+        return;
+      g_usleep (1000);
+    }
+}
+
+static void
+terret_ssh_channel_terminate (TerretShellChannel *channel)
+{
+  TerretSshChannel *self = TERRET_SSH_CHANNEL (channel);
+  g_autofree char *text = NULL;
+  g_autofree char *said = NULL;
+  TerretSshFailure failure;
+  int wait_status = 0;
+  int exit_status = -1;
+  int fd;
+
+  if (client_is_leaving (channel) && !terret_shell_channel_get_exited (channel, NULL))
+    wait_for_leaving_client (terret_shell_channel_get_pid (channel));
+
+  /* Kills, closes and reaps; the client's messages are complete after. */
+  TERRET_SHELL_CHANNEL_CLASS (terret_ssh_channel_parent_class)->terminate (channel);
+
+  g_mutex_lock (&self->mutex);
+  fd = self->stderr_fd;
+  self->stderr_fd = -1;
+  g_mutex_unlock (&self->mutex);
+
+  text = read_diagnostics (fd);
+  if (fd >= 0)
+    close (fd);
+
+  /* 255 is how the client says that it failed; anything else it exits
+   * with is the remote command's status. A client we killed has none. */
+  if (terret_shell_channel_get_exited (channel, &wait_status) && WIFEXITED (wait_status))
+    exit_status = WEXITSTATUS (wait_status);
+  failure = classify (text, exit_status, &said);
+
+  g_mutex_lock (&self->mutex);
+  self->failure = failure;
+  g_free (self->said);
+  self->said = g_steal_pointer (&said);
+  g_mutex_unlock (&self->mutex);
+}
+
+static void
+terret_ssh_channel_finalize (GObject *object)
+{
+  TerretSshChannel *self = TERRET_SSH_CHANNEL (object);
+
+  if (self->stderr_fd >= 0)
+    close (self->stderr_fd);
+  g_clear_pointer (&self->client_argv, g_strfreev);
+  g_clear_pointer (&self->destination, g_free);
+  g_clear_pointer (&self->said, g_free);
+  g_mutex_clear (&self->mutex);
+
+  G_OBJECT_CLASS (terret_ssh_channel_parent_class)->finalize (object);
+}
+
+static void
+terret_ssh_channel_class_init (TerretSshChannelClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  TerretShellChannelClass *channel_class = TERRET_SHELL_CHANNEL_CLASS (klass);
+
+  object_class->finalize = terret_ssh_channel_finalize;
+
+  channel_class->spawn = terret_ssh_channel_spawn;
+  channel_class->create_exit_source = terret_ssh_channel_create_exit_source;
+  channel_class->terminate = terret_ssh_channel_terminate;
+}
+
+static void
+terret_ssh_channel_class_finalize (TerretSshChannelClass *klass)
+{
+}
+
+static void
+terret_ssh_channel_init (TerretSshChannel *self)
+{
+  g_mutex_init (&self->mutex);
+  self->stderr_fd = -1;
+}
+
+void
+terret_ssh_channel_register (GTypeModule *module)
+{
+  terret_ssh_channel_register_type (module);
+}
+
+TerretShellChannel *
+terret_ssh_channel_new (void)
+{
+  return g_object_new (TERRET_TYPE_SSH_CHANNEL, NULL);
+}
+
+/*
+ * terret_ssh_channel_set_client:
+ *
+ * The client and its options, up to and including the destination (and
+ * how messages name it); the remote command is appended at each spawn. Takes effect at the next
+ * spawn: a connection that is up keeps the options it was made with.
+ */
+void
+terret_ssh_channel_set_client (TerretSshChannel   *self,
+                               const char * const *client_argv,
+                               const char         *destination)
+{
+  g_return_if_fail (TERRET_IS_SSH_CHANNEL (self));
+
+  g_mutex_lock (&self->mutex);
+  g_strfreev (self->client_argv);
+  self->client_argv = g_strdupv ((char **)client_argv);
+  g_free (self->destination);
+  self->destination = g_strdup (destination);
+  g_mutex_unlock (&self->mutex);
+}
+
+/* How messages name the far end of the connection. */
+char *
+terret_ssh_channel_dup_destination (TerretSshChannel *self)
+{
+  char *destination;
+
+  g_return_val_if_fail (TERRET_IS_SSH_CHANNEL (self), NULL);
+
+  g_mutex_lock (&self->mutex);
+  destination = g_strdup (self->destination != NULL ? self->destination : "the remote host");
+  g_mutex_unlock (&self->mutex);
+
+  return destination;
+}
+
+/*
+ * terret_ssh_channel_get_failure:
+ *
+ * Why the last connection ended, as far as the client said, and the line
+ * of its messages that says so (@said, nullable). NONE while it is up, or
+ * when it ended because it was told to or because the remote shell left.
+ * NO_DIRECTORY and NO_SHELL mean something only when the shell never
+ * answered its handshake (a command may well `exit 127`).
+ */
+TerretSshFailure
+terret_ssh_channel_get_failure (TerretSshChannel  *self,
+                                char             **said)
+{
+  TerretSshFailure failure;
+
+  g_return_val_if_fail (TERRET_IS_SSH_CHANNEL (self), TERRET_SSH_FAILURE_NONE);
+
+  g_mutex_lock (&self->mutex);
+  failure = self->failure;
+  if (said != NULL)
+    *said = g_strdup (self->said);
+  g_mutex_unlock (&self->mutex);
+
+  return failure;
+}

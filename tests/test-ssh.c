@@ -1,0 +1,1106 @@
+/* test-ssh.c: the ssh backend against a real sshd on 127.0.0.1
+ *
+ * Each test starts its own sshd (Debian's openssh-server) on a free port,
+ * with a throwaway host key, an authorized key and a known_hosts file in
+ * a temporary directory, as the user running the tests. The backend is
+ * configured as a host would configure it: an [ssh] group in
+ * executor.conf.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "terret-test-utils.h"
+
+#define SSHD_PATH "/usr/sbin/sshd"
+#define SSH_KEYGEN "ssh-keygen"
+
+/* sshd refuses to start as root without its privilege separation
+ * directory (Debian's service creates it at boot). */
+#define PRIVSEP_DIR "/run/sshd"
+
+typedef struct
+{
+  char *dir;                    /* (owned) */
+  char *host_key;               /* (owned) */
+  char *client_key;             /* (owned) */
+  char *wrong_key;              /* (owned) */
+  char *other_host_key;         /* (owned) */
+  char *known_hosts;            /* (owned) */
+  char *sshd_config;            /* (owned) */
+  char *sshd_log;               /* (owned) */
+  guint16 port;
+  GPid sshd;
+} Fixture;
+
+/* --- /proc ------------------------------------------------------------ */
+
+static gboolean
+read_ppid (const char *pid_dir,
+           GPid       *ppid,
+           char      **comm)
+{
+  g_autofree char *path = g_build_filename ("/proc", pid_dir, "stat", NULL);
+  g_autofree char *contents = NULL;
+  const char *open_paren, *close_paren;
+  char state;
+  int parent;
+
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return FALSE;
+
+  open_paren = strchr (contents, '(');
+  close_paren = strrchr (contents, ')');
+  if (open_paren == NULL || close_paren == NULL ||
+      sscanf (close_paren + 1, " %c %d", &state, &parent) != 2 || state == 'Z')
+    return FALSE;
+
+  *ppid = parent;
+  if (comm != NULL)
+    *comm = g_strndup (open_paren + 1, close_paren - open_paren - 1);
+  return TRUE;
+}
+
+/* Every live process descending from @root, with its command name. */
+static GHashTable *
+collect_descendants (GPid root)
+{
+  g_autoptr(GHashTable) parents = g_hash_table_new (NULL, NULL);
+  g_autoptr(GHashTable) comms = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  GHashTable *found = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  g_autoptr(GDir) dir = g_dir_open ("/proc", 0, NULL);
+  gboolean grew = TRUE;
+  const char *name;
+
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      char *comm = NULL;
+      GPid ppid;
+
+      if (g_ascii_isdigit (name[0]) && read_ppid (name, &ppid, &comm))
+        {
+          GPid pid = atoi (name);
+
+          g_hash_table_insert (parents, GINT_TO_POINTER (pid), GINT_TO_POINTER (ppid));
+          g_hash_table_insert (comms, GINT_TO_POINTER (pid), comm);
+        }
+    }
+
+  while (grew)
+    {
+      GHashTableIter iter;
+      gpointer pid, ppid;
+
+      grew = FALSE;
+      g_hash_table_iter_init (&iter, parents);
+      while (g_hash_table_iter_next (&iter, &pid, &ppid))
+        {
+          if (!g_hash_table_contains (found, pid) &&
+              (GPOINTER_TO_INT (ppid) == root || g_hash_table_contains (found, ppid)))
+            {
+              g_hash_table_insert (found, pid, g_strdup (g_hash_table_lookup (comms, pid)));
+              grew = TRUE;
+            }
+        }
+    }
+
+  return found;
+}
+
+/* Live processes whose argument vector holds @word as a whole argument:
+ * how a test finds what it started on the remote side (which is this
+ * host, but whose processes are no descendants of the test's). */
+static guint
+count_processes_with_arg (const char *word)
+{
+  g_autoptr(GDir) dir = g_dir_open ("/proc", 0, NULL);
+  const char *name;
+  guint count = 0;
+
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = NULL;
+      g_autofree char *cmdline = NULL;
+      gsize len = 0;
+      GPid ppid;
+
+      if (!g_ascii_isdigit (name[0]) || !read_ppid (name, &ppid, NULL))
+        continue;
+      path = g_build_filename ("/proc", name, "cmdline", NULL);
+      if (!g_file_get_contents (path, &cmdline, &len, NULL))
+        continue;
+      for (gsize i = 0; i < len; i += strlen (cmdline + i) + 1)
+        {
+          if (g_str_equal (cmdline + i, word))
+            {
+              count++;
+              break;
+            }
+        }
+    }
+
+  return count;
+}
+
+/* Waits, without a timing assertion, until no process holds @word: a
+ * hung-up process may take a moment to leave the process table. */
+static void
+assert_no_process_with_arg (const char *word)
+{
+  for (guint i = 0; i < 1000 && count_processes_with_arg (word) > 0; i++)
+    g_usleep (10 * 1000);
+  g_assert_cmpuint (count_processes_with_arg (word), ==, 0);
+}
+
+/* Waits until a process started remotely is there: `cmd &` returns
+ * before the child has exec'd. */
+static void
+await_process_with_arg (const char *word)
+{
+  for (guint i = 0; i < 1000 && count_processes_with_arg (word) == 0; i++)
+    g_usleep (10 * 1000);
+  g_assert_cmpuint (count_processes_with_arg (word), ==, 1);
+}
+
+static void
+assert_session_gone (GPid sid)
+{
+  for (guint i = 0; i < 1000 && terret_test_count_session_members (sid) > 0; i++)
+    g_usleep (10 * 1000);
+  g_assert_cmpuint (terret_test_count_session_members (sid), ==, 0);
+}
+
+/* A word no other process on this host has as an argument: a sleep
+ * duration, so `sleep WORD` is findable in /proc. */
+static char *
+unique_sleep_arg (void)
+{
+  static guint counter;
+
+  return g_strdup_printf ("%u.%u%u", 900 + g_atomic_int_add (&counter, 1),
+                          (guint)getpid (), g_random_int_range (1000, 9999));
+}
+
+/* --- sshd ------------------------------------------------------------- */
+
+static void
+run_or_die (const char * const *argv)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *err = NULL;
+  int wait_status = 0;
+
+  g_spawn_sync (NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL,
+                NULL, NULL, NULL, &err, &wait_status, &error);
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (wait_status, NULL))
+    g_error ("%s failed: %s", argv[0], err);
+}
+
+static char *
+make_key (const char *dir,
+          const char *name)
+{
+  char *path = g_build_filename (dir, name, NULL);
+  const char *argv[] = { SSH_KEYGEN, "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", path, NULL };
+
+  run_or_die (argv);
+  return path;
+}
+
+/* "ssh-ed25519 AAAA..." of a key pair. */
+static char *
+public_key (const char *key)
+{
+  g_autofree char *pub_path = g_strconcat (key, ".pub", NULL);
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) fields = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_file_get_contents (pub_path, &contents, NULL, &error);
+  g_assert_no_error (error);
+  fields = g_strsplit (contents, " ", 3);
+  g_assert_nonnull (fields[1]);
+  return g_strdup_printf ("%s %s", fields[0], fields[1]);
+}
+
+static void
+write_file (const char *path,
+            const char *contents)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_file_set_contents (path, contents, -1, &error);
+  g_assert_no_error (error);
+}
+
+/* A known_hosts line for 127.0.0.1 on the fixture's port with @key. */
+static void
+write_known_hosts (Fixture    *fixture,
+                   const char *path,
+                   const char *key)
+{
+  g_autofree char *pub = public_key (key);
+  g_autofree char *line = g_strdup_printf ("[127.0.0.1]:%u %s\n", fixture->port, pub);
+
+  write_file (path, line);
+}
+
+static guint16
+free_port (void)
+{
+  struct sockaddr_in addr = { 0 };
+  socklen_t len = sizeof addr;
+  int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+  g_assert_cmpint (fd, >=, 0);
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+  g_assert_cmpint (bind (fd, (struct sockaddr *)&addr, sizeof addr), ==, 0);
+  g_assert_cmpint (getsockname (fd, (struct sockaddr *)&addr, &len), ==, 0);
+  close (fd);
+
+  return ntohs (addr.sin_port);
+}
+
+static gboolean
+port_accepts (guint16 port)
+{
+  struct sockaddr_in addr = { 0 };
+  int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  gboolean ok;
+
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+  addr.sin_port = htons (port);
+  ok = connect (fd, (struct sockaddr *)&addr, sizeof addr) == 0;
+  close (fd);
+
+  return ok;
+}
+
+static void
+sshd_child_setup (gpointer user_data)
+{
+  /* An sshd must not outlive a test program that crashed. */
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+}
+
+static void
+sshd_start (Fixture *fixture)
+{
+  const char *argv[] = { SSHD_PATH, "-D", "-e", "-f", fixture->sshd_config, NULL };
+  g_autoptr(GError) error = NULL;
+  int log_fd;
+
+  log_fd = g_open (fixture->sshd_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  g_assert_cmpint (log_fd, >=, 0);
+  g_spawn_async_with_pipes_and_fds (NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+                                    sshd_child_setup, NULL,
+                                    -1, log_fd, log_fd, NULL, NULL, 0,
+                                    &fixture->sshd, NULL, NULL, NULL, &error);
+  close (log_fd);
+  g_assert_no_error (error);
+
+  /* Ready once it accepts; an sshd that exits instead says why in its
+   * log. */
+  for (guint i = 0; i < 2000 && !port_accepts (fixture->port); i++)
+    {
+      int wait_status;
+
+      if (waitpid (fixture->sshd, &wait_status, WNOHANG) == fixture->sshd)
+        {
+          g_autofree char *log = NULL;
+
+          fixture->sshd = 0;
+          g_file_get_contents (fixture->sshd_log, &log, NULL, NULL);
+          g_error ("sshd exited at start: %s", log);
+        }
+      g_usleep (5 * 1000);
+    }
+  g_assert_true (port_accepts (fixture->port));
+}
+
+/* Kills the listening sshd and the per-connection ones it forked; with
+ * @everything, also whatever they started (the remote shells), which a
+ * test that checks what the hangup ends must not do. */
+static void
+sshd_kill (Fixture  *fixture,
+           gboolean  everything)
+{
+  g_autoptr(GHashTable) descendants = NULL;
+  GHashTableIter iter;
+  gpointer pid, comm;
+
+  if (fixture->sshd == 0)
+    return;
+
+  descendants = collect_descendants (fixture->sshd);
+  kill (fixture->sshd, SIGKILL);
+  g_hash_table_iter_init (&iter, descendants);
+  while (g_hash_table_iter_next (&iter, &pid, &comm))
+    {
+      if (everything || g_strcmp0 (comm, "sshd") == 0)
+        kill (GPOINTER_TO_INT (pid), SIGKILL);
+    }
+
+  waitpid (fixture->sshd, NULL, 0);
+  fixture->sshd = 0;
+}
+
+static void
+fixture_setup (Fixture       *fixture,
+               gconstpointer  data)
+{
+  g_autofree char *authorized_keys = NULL;
+  g_autofree char *client_pub = NULL;
+  g_autofree char *authorized = NULL;
+  g_autofree char *config = NULL;
+
+  if (!g_file_test (SSHD_PATH, G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_skip ("no " SSHD_PATH ": install openssh-server (build-aux/install-deps) "
+                   "to test the ssh backend");
+      return;
+    }
+  if (getuid () == 0 && g_mkdir_with_parents (PRIVSEP_DIR, 0755) < 0)
+    {
+      g_test_skip ("cannot create " PRIVSEP_DIR ", which sshd needs when run as root");
+      return;
+    }
+
+  fixture->dir = terret_test_make_tmpdir ();
+  fixture->host_key = make_key (fixture->dir, "host_key");
+  fixture->other_host_key = make_key (fixture->dir, "other_host_key");
+  fixture->client_key = make_key (fixture->dir, "client_key");
+  fixture->wrong_key = make_key (fixture->dir, "wrong_key");
+  fixture->known_hosts = g_build_filename (fixture->dir, "known_hosts", NULL);
+  fixture->sshd_config = g_build_filename (fixture->dir, "sshd_config", NULL);
+  fixture->sshd_log = g_build_filename (fixture->dir, "sshd.log", NULL);
+  fixture->port = free_port ();
+
+  authorized_keys = g_build_filename (fixture->dir, "authorized_keys", NULL);
+  client_pub = public_key (fixture->client_key);
+  authorized = g_strconcat (client_pub, "\n", NULL);
+  write_file (authorized_keys, authorized);
+  write_known_hosts (fixture, fixture->known_hosts, fixture->host_key);
+
+  config = g_strdup_printf ("ListenAddress 127.0.0.1\n"
+                            "Port %u\n"
+                            "HostKey %s\n"
+                            "PidFile %s/sshd.pid\n"
+                            "AuthorizedKeysFile %s\n"
+                            "UsePAM no\n"
+                            "StrictModes no\n"
+                            "PermitRootLogin prohibit-password\n"
+                            "PubkeyAuthentication yes\n"
+                            "PasswordAuthentication no\n"
+                            "KbdInteractiveAuthentication no\n"
+                            "PrintMotd no\n"
+                            "PrintLastLog no\n"
+                            "UseDNS no\n"
+                            "LogLevel INFO\n",
+                            fixture->port, fixture->host_key, fixture->dir, authorized_keys);
+  write_file (fixture->sshd_config, config);
+
+  sshd_start (fixture);
+}
+
+static void
+fixture_teardown (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  sshd_kill (fixture, TRUE);
+
+  g_free (fixture->dir);
+  g_free (fixture->host_key);
+  g_free (fixture->other_host_key);
+  g_free (fixture->client_key);
+  g_free (fixture->wrong_key);
+  g_free (fixture->known_hosts);
+  g_free (fixture->sshd_config);
+  g_free (fixture->sshd_log);
+}
+
+/* --- The backend ------------------------------------------------------ */
+
+/* The [ssh] group a host would write, in the test's own config dir. */
+static void
+write_executor_conf (Fixture    *fixture,
+                     const char *extra)
+{
+  g_autofree char *dir = g_build_filename (g_get_user_config_dir (), "terret-exec", NULL);
+  g_autofree char *path = g_build_filename (dir, "executor.conf", NULL);
+  g_autofree char *contents = NULL;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  contents = g_strdup_printf ("[ssh]\n"
+                              "host=127.0.0.1\n"
+                              "port=%u\n"
+                              "identity-file=%s\n"
+                              "known-hosts=%s\n"
+                              "config-file=none\n"
+                              "connect-timeout=10\n"
+                              "%s",
+                              fixture->port, fixture->client_key, fixture->known_hosts,
+                              extra != NULL ? extra : "");
+  write_file (path, contents);
+}
+
+static TerretExecutor *
+new_executor (Fixture *fixture)
+{
+  g_autoptr(GError) error = NULL;
+  TerretExecutor *executor;
+
+  write_executor_conf (fixture, NULL);
+  executor = terret_executor_new ("ssh", &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (executor);
+  return executor;
+}
+
+static void
+set_setting (TerretExecutor *executor,
+             const char     *key,
+             const char     *value)
+{
+  g_autoptr(GError) error = NULL;
+
+  terret_executor_set_setting (executor, key, value, &error);
+  g_assert_no_error (error);
+}
+
+static TerretResult *
+run_in (TerretExecutor *executor,
+        const char     *session,
+        const char     *command,
+        double          timeout)
+{
+  g_autoptr(TerretRequest) request = terret_request_new (command);
+  g_autoptr(GError) error = NULL;
+  TerretResult *result;
+
+  terret_request_set_session (request, session);
+  terret_request_set_timeout (request, timeout);
+  result = terret_executor_run (executor, request, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (result);
+  return result;
+}
+
+static TerretResult *
+run (TerretExecutor *executor,
+     const char     *command)
+{
+  return run_in (executor, TERRET_DEFAULT_SESSION, command, 0);
+}
+
+static void
+assert_run (TerretExecutor *executor,
+            const char     *command,
+            int             status,
+            const char     *expected)
+{
+  g_autoptr(TerretResult) result = run (executor, command);
+
+  g_assert_true (terret_result_get_exited (result));
+  g_assert_cmpint (terret_result_get_exit_status (result), ==, status);
+  g_assert_false (terret_result_get_timed_out (result));
+  g_assert_null (terret_result_get_stderr (result));
+  terret_test_assert_bytes_str (terret_result_get_stdout (result), expected);
+}
+
+/* The run's error, which must be @code and mention each of @words
+ * (case-insensitively). */
+static void
+assert_run_fails (TerretExecutor *executor,
+                  int             code,
+                  const char     *first_word,
+                  ...)
+{
+  g_autoptr(TerretRequest) request = terret_request_new ("echo never");
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *message = NULL;
+  const char *word;
+  va_list words;
+
+  result = terret_executor_run (executor, request, NULL, &error);
+  g_assert_error (error, TERRET_EXEC_ERROR, code);
+  g_assert_null (result);
+
+  message = g_ascii_strdown (error->message, -1);
+  g_test_message ("%s", error->message);
+  va_start (words, first_word);
+  for (word = first_word; word != NULL; word = va_arg (words, const char *))
+    {
+      if (strstr (message, word) == NULL)
+        g_error ("“%s” does not mention “%s”", error->message, word);
+    }
+  va_end (words);
+}
+
+#define SKIP_WITHOUT_SSHD(fixture) \
+  G_STMT_START { if ((fixture)->dir == NULL) return; } G_STMT_END
+
+/* --- Configuration ---------------------------------------------------- */
+
+static void
+test_unconfigured (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  g_autoptr(TerretExecutor) executor = NULL;
+  g_autoptr(GError) error = NULL;
+
+  /* No [ssh] group at all: never picked, and says why when named. */
+  executor = terret_executor_new ("ssh", &error);
+  g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE);
+  g_assert_null (executor);
+  g_assert_nonnull (strstr (error->message, "no host configured"));
+}
+
+static void
+test_invalid_settings (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  /* The setting, and a bad value for it. */
+  const char *bad[][2] = {
+    { "strict-host-key-checking", "maybe" },
+    { "ssh-options", "-oProxyCommand=x" },
+    { "ssh-options", "Compression" },
+    { "user", "-oProxyCommand=x" },
+    { "identity-file", "/nonexistent/key" },
+  };
+
+  SKIP_WITHOUT_SSHD (fixture);
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(TerretExecutor) executor = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autofree char *extra = g_strdup_printf ("%s=%s\n", bad[i][0], bad[i][1]);
+
+      /* Refused when the backend is created... */
+      write_executor_conf (fixture, extra);
+      executor = terret_executor_new ("ssh", &error);
+      g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG);
+      g_assert_null (executor);
+      g_assert_nonnull (strstr (error->message, bad[i][0]));
+      g_clear_error (&error);
+
+      /* ...and when set on a live one, at its next run. */
+      executor = new_executor (fixture);
+      set_setting (executor, bad[i][0], bad[i][1]);
+      assert_run_fails (executor, TERRET_EXEC_ERROR_INVALID_CONFIG, bad[i][0], NULL);
+    }
+
+  /* A host ssh would take for an option. */
+  {
+    g_autoptr(TerretExecutor) executor = new_executor (fixture);
+
+    set_setting (executor, "host", "-oProxyCommand=x");
+    assert_run_fails (executor, TERRET_EXEC_ERROR_INVALID_CONFIG, "host", NULL);
+  }
+
+  /* An env entry the remote `env` would run as a command. */
+  {
+    g_autoptr(TerretExecutor) executor = new_executor (fixture);
+
+    set_setting (executor, "env", "not a name=1");
+    assert_run_fails (executor, TERRET_EXEC_ERROR_INVALID_CONFIG, "not a name", NULL);
+  }
+}
+
+/* --- Running ---------------------------------------------------------- */
+
+static void
+test_exact (Fixture       *fixture,
+            gconstpointer  data)
+{
+  g_autoptr(TerretExecutor) executor = NULL;
+
+  SKIP_WITHOUT_SSHD (fixture);
+  executor = new_executor (fixture);
+
+  assert_run (executor, "printf 'no newline'", 0, "no newline");
+  assert_run (executor, "printf 'a\\rb\\r'", 0, "a\rb\r");
+  assert_run (executor, "echo one; echo two >&2", 0, "one\ntwo\n");
+  assert_run (executor, "false", 1, "");
+  assert_run (executor, "(exit 255)", 255, "");
+  assert_run (executor, "", 0, "");
+  assert_run (executor, "printf '%s\\n' \"$TERM $PAGER $GIT_PAGER\"", 0, "dumb cat cat\n");
+  assert_run (executor, "stty size", 0, "24 80\n");
+  assert_run (executor, "printf '\\xc3\\xa9\\xe2\\x82\\xac\\x01\\x7f'", 0, "é€\x01\x7f");
+  assert_run (executor, "printf '%s' '\x03\x1a\x04\x1c' | od -An -tx1", 0, " 03 1a 04 1c\n");
+  assert_run (executor, "cat <<'EOF'\nline one\n  $HOME stays\nEOF", 0, "line one\n  $HOME stays\n");
+  assert_run (executor, "echo done", 0, "done\n");
+}
+
+static void
+test_persistence (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  g_autoptr(TerretExecutor) executor = NULL;
+  g_autoptr(TerretResult) first = NULL;
+  g_autoptr(TerretResult) other = NULL;
+  g_autofree char *cd = NULL;
+  g_autofree char *expected = NULL;
+
+  SKIP_WITHOUT_SSHD (fixture);
+  executor = new_executor (fixture);
+
+  cd = g_strdup_printf ("cd '%s'; export TERRET_FOO=bar; X=local", fixture->dir);
+  first = run (executor, cd);
+  g_assert_cmpint (terret_result_get_exit_status (first), ==, 0);
+  g_assert_cmpstr (terret_result_get_cwd (first), ==, fixture->dir);
+
+  expected = g_strdup_printf ("%s bar local\n", fixture->dir);
+  assert_run (executor, "echo \"$PWD $TERRET_FOO $X\"", 0, expected);
+  g_assert_cmpuint (terret_session_executor_get_n_sessions (TERRET_SESSION_EXECUTOR (executor)), ==, 1);
+
+  /* Another key is another remote shell, over another connection. */
+  other = run_in (executor, "other", "echo \"[$TERRET_FOO]\"", 0);
+  terret_test_assert_bytes_str (terret_result_get_stdout (other), "[]\n");
+  g_assert_cmpint (terret_executor_get_session_pid (executor, "other"), >, 0);
+  g_assert_cmpint (terret_executor_get_session_pid (executor, "other"), !=,
+                   terret_executor_get_session_pid (executor, TERRET_DEFAULT_SESSION));
+}
+
+static void
+test_cwd_and_env (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  g_autoptr(TerretExecutor) executor = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *expected = NULL;
+
+  SKIP_WITHOUT_SSHD (fixture);
+  executor = new_executor (fixture);
+  dir = g_build_filename (fixture->dir, "it's a dir", NULL);
+  g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+
+  /* The host's own environment (TERRET_SSH_HOST_ONLY, set in main())
+   * stays on the host. */
+  set_setting (executor, "cwd", dir);
+  set_setting (executor, "env", "TERRET_A=one two;TERRET_B=it's;PAGER=less");
+
+  expected = g_strdup_printf ("%s|one two|it's|less|\n", dir);
+  assert_run (executor, "echo \"$PWD|$TERRET_A|$TERRET_B|$PAGER|$TERRET_SSH_HOST_ONLY\"", 0,
+              expected);
+
+  /* A cwd the remote host does not have fails the start, saying so. */
+  set_setting (executor, "cwd", "/nonexistent/terret");
+  terret_executor_close_all (executor);
+  assert_run_fails (executor, TERRET_EXEC_ERROR_UNAVAILABLE, "/nonexistent/terret", NULL);
+}
+
+static void
+test_shell_exit (Fixture       *fixture,
+                 gconstpointer  data)
+{
+  const char *commands[] = { "exit 3", "exit 255", "kill -9 $$" };
+  g_autoptr(TerretExecutor) executor = NULL;
+
+  SKIP_WITHOUT_SSHD (fixture);
+  executor = new_executor (fixture);
+
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      g_autoptr(TerretResult) result = run (executor, commands[i]);
+      g_autoptr(TerretResult) next = NULL;
+
+      /* The remote shell ended, the connection did not fail: the client
+       * exits with 255 for both `exit 255` and a killed shell, and says
+       * nothing, so no connection failure may be reported. */
+      g_assert_false (terret_result_get_exited (result));
+      g_assert_nonnull (terret_result_get_notice (result));
+      g_assert_null (strstr (terret_result_get_notice (result), "connection"));
+
+      next = run (executor, "echo again");
+      g_assert_cmpint (terret_result_get_exit_status (next), ==, 0);
+      terret_test_assert_bytes_str (terret_result_get_stdout (next), "again\n");
+    }
+}
+
+static void
+store_result (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  GAsyncResult **out = user_data;
+
+  *out = g_object_ref (result);
+}
+
+static void
+test_timeout (Fixture       *fixture,
+              gconstpointer  data)
+{
+  g_autoptr(TerretExecutor) executor = NULL;
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(TerretResult) next = NULL;
+  g_autofree char *word = unique_sleep_arg ();
+  g_autofree char *command = g_strdup_printf ("echo partial; sleep %s", word);
+  GPid pid;
+
+  SKIP_WITHOUT_SSHD (fixture);
+  executor = new_executor (fixture);
+
+  assert_run (executor, "export KEPT=1", 0, "");
+  pid = terret_executor_get_session_pid (executor, TERRET_DEFAULT_SESSION);
+  g_assert_cmpint (pid, >, 0);
+
+  result = run_in (executor, TERRET_DEFAULT_SESSION, command, 1);
+  g_assert_true (terret_result_get_timed_out (result));
+  g_assert_false (terret_result_get_exited (result));
+  terret_test_assert_bytes_str (terret_result_get_stdout (result), "partial\n");
+  g_assert_nonnull (terret_result_get_notice (result));
+
+  /* The client is gone, and with the connection the remote sleep. */
+  assert_session_gone (pid);
+  assert_no_process_with_arg (word);
+
+  next = run (executor, "echo \"after [$KEPT]\"");
+  g_assert_cmpint (terret_result_get_exit_status (next), ==, 0);
+  /* Reconnected: a fresh shell, as the timeout's notice said. */
+  terret_test_assert_bytes_str (terret_result_get_stdout (next), "after []\n");
+}
+
+static void
+test_busy (Fixture       *fixture,
+           gconstpointer  data)
+{
+  g_autoptr(TerretExecutor) executor = NULL;
+  g_autoptr(TerretRequest) slow = terret_request_new ("sleep 0.5; echo slow");
+  g_autoptr(TerretRequest) fast = terret_request_new ("echo fast");
+  g_autoptr(GAsyncResult) slow_result = NULL;
+  g_autoptr(GAsyncResult) fast_result = NULL;
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  SKIP_WITHOUT_SSHD (fixture);
+  executor = new_executor (fixture);
+
+  terret_executor_run_async (executor, slow, NULL, store_result, &slow_result);
+  terret_executor_run_async (executor, fast, NULL, store_result, &fast_result);
+  while (slow_result == NULL || fast_result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+
+  result = terret_executor_run_finish (executor, fast_result, &error);
+  g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_BUSY);
+  g_assert_null (result);
+  g_clear_error (&error);
+
+  result = terret_executor_run_finish (executor, slow_result, &error);
+  g_assert_no_error (error);
+  terret_test_assert_bytes_str (terret_result_get_stdout (result), "slow\n");
+}
+
+static void
+test_close_ends_remote (Fixture       *fixture,
+                        gconstpointer  data)
+{
+  g_autoptr(TerretExecutor) executor = NULL;
+  g_autofree char *word = unique_sleep_arg ();
+  g_autofree char *other_word = unique_sleep_arg ();
+  g_autofree char *command = g_strdup_printf ("sleep %s & echo started", word);
+  g_autofree char *other_command = g_strdup_printf ("sleep %s & echo started", other_word);
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(TerretResult) other = NULL;
+  GPid pid, other_pid;
+
+  SKIP_WITHOUT_SSHD (fixture);
+  executor = new_executor (fixture);
+
+  result = run (executor, command);
+  g_assert_cmpint (terret_result_get_exit_status (result), ==, 0);
+  other = run_in (executor, "other", other_command, 0);
+  g_assert_cmpint (terret_result_get_exit_status (other), ==, 0);
+  await_process_with_arg (word);
+  await_process_with_arg (other_word);
+  pid = terret_executor_get_session_pid (executor, TERRET_DEFAULT_SESSION);
+  other_pid = terret_executor_get_session_pid (executor, "other");
+
+  /* Closing a session ends its client and, on the remote side, its
+   * background job; the other session lives on. */
+  terret_executor_close_session (executor, TERRET_DEFAULT_SESSION);
+  assert_session_gone (pid);
+  assert_no_process_with_arg (word);
+  g_assert_cmpuint (count_processes_with_arg (other_word), ==, 1);
+
+  /* Dropping the executor ends the rest. */
+  g_clear_object (&executor);
+  assert_session_gone (other_pid);
+  assert_no_process_with_arg (other_word);
+}
+
+/* --- Failures --------------------------------------------------------- */
+
+static void
+test_refused (Fixture       *fixture,
+              gconstpointer  data)
+{
+  g_autoptr(TerretExecutor) executor = NULL;
+  g_autofree char *port = g_strdup_printf ("%u", free_port ());
+
+  SKIP_WITHOUT_SSHD (fixture);
+  executor = new_executor (fixture);
+
+  set_setting (executor, "port", port);
+  assert_run_fails (executor, TERRET_EXEC_ERROR_UNAVAILABLE, "connection refused", NULL);
+  g_assert_cmpint (terret_executor_get_session_pid (executor, TERRET_DEFAULT_SESSION), ==, 0);
+
+  /* The setting governs the next run, which connects. */
+  g_free (port);
+  port = g_strdup_printf ("%u", fixture->port);
+  set_setting (executor, "port", port);
+  assert_run (executor, "echo up", 0, "up\n");
+}
+
+static void
+test_wrong_key (Fixture       *fixture,
+                gconstpointer  data)
+{
+  g_autoptr(TerretExecutor) executor = NULL;
+
+  SKIP_WITHOUT_SSHD (fixture);
+  executor = new_executor (fixture);
+
+  set_setting (executor, "identity-file", fixture->wrong_key);
+  assert_run_fails (executor, TERRET_EXEC_ERROR_UNAVAILABLE, "permission denied",
+                    "authentication", NULL);
+}
+
+static void
+test_host_key_changed (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  g_autoptr(TerretExecutor) executor = NULL;
+  g_autofree char *known_hosts = g_build_filename (fixture->dir, "stale_known_hosts", NULL);
+
+  SKIP_WITHOUT_SSHD (fixture);
+  executor = new_executor (fixture);
+
+  /* known_hosts says the host has another key: refused, even by
+   * accept-new, which only learns keys of hosts it has never seen. */
+  write_known_hosts (fixture, known_hosts, fixture->other_host_key);
+  set_setting (executor, "known-hosts", known_hosts);
+  assert_run_fails (executor, TERRET_EXEC_ERROR_UNAVAILABLE, "host key", "does not match", NULL);
+  set_setting (executor, "strict-host-key-checking", "accept-new");
+  assert_run_fails (executor, TERRET_EXEC_ERROR_UNAVAILABLE, "host key", "does not match", NULL);
+}
+
+static void
+test_host_key_unknown (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  g_autoptr(TerretExecutor) executor = NULL;
+  g_autofree char *known_hosts = g_build_filename (fixture->dir, "empty_known_hosts", NULL);
+  g_autofree char *pub = public_key (fixture->host_key);
+  g_autofree char *learned = NULL;
+
+  SKIP_WITHOUT_SSHD (fixture);
+  executor = new_executor (fixture);
+
+  write_file (known_hosts, "");
+  set_setting (executor, "known-hosts", known_hosts);
+  assert_run_fails (executor, TERRET_EXEC_ERROR_UNAVAILABLE, "host key", "known_hosts", NULL);
+
+  /* accept-new learns the key on first use. */
+  set_setting (executor, "strict-host-key-checking", "accept-new");
+  assert_run (executor, "echo learned", 0, "learned\n");
+  g_file_get_contents (known_hosts, &learned, NULL, NULL);
+  g_assert_nonnull (strstr (learned, pub));
+}
+
+typedef struct
+{
+  Fixture *fixture;
+  const char *word;
+  GString *seen;
+  gboolean killed;
+} DropState;
+
+static void
+kill_sshd_once_started (TerretRequest *request,
+                        TerretStream   stream,
+                        GBytes        *data,
+                        gpointer       user_data)
+{
+  DropState *state = user_data;
+  gsize len;
+  const char *bytes = g_bytes_get_data (data, &len);
+
+  g_string_append_len (state->seen, bytes, len);
+  if (!state->killed && strstr (state->seen->str, "started\n") != NULL)
+    {
+      /* Only once the remote command is really running: what the hangup
+       * ends must have been there. */
+      await_process_with_arg (state->word);
+      state->killed = TRUE;
+      sshd_kill (state->fixture, FALSE);
+    }
+}
+
+static void
+test_connection_dropped (Fixture       *fixture,
+                         gconstpointer  data)
+{
+  g_autoptr(TerretExecutor) executor = NULL;
+  g_autofree char *word = unique_sleep_arg ();
+  g_autofree char *command = g_strdup_printf ("echo started; sleep %s; echo never", word);
+  g_autoptr(TerretRequest) request = terret_request_new (command);
+  g_autoptr(GAsyncResult) async_result = NULL;
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(TerretResult) next = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) seen = g_string_new (NULL);
+  g_autofree char *notice = NULL;
+  DropState state = { fixture, word, seen, FALSE };
+  GPid pid;
+
+  SKIP_WITHOUT_SSHD (fixture);
+  executor = new_executor (fixture);
+  assert_run (executor, "export KEPT=1", 0, "");
+  pid = terret_executor_get_session_pid (executor, TERRET_DEFAULT_SESSION);
+
+  /* sshd dies (listener and connection alike) while the command runs. */
+  terret_request_set_timeout (request, 120);
+  terret_request_set_progress_func (request, kill_sshd_once_started, &state, NULL);
+  terret_executor_run_async (executor, request, NULL, store_result, &async_result);
+  while (async_result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+
+  result = terret_executor_run_finish (executor, async_result, &error);
+  g_assert_no_error (error);
+  g_assert_true (state.killed);
+  g_assert_false (terret_result_get_exited (result));
+  g_assert_false (terret_result_get_timed_out (result));
+  terret_test_assert_bytes_str (terret_result_get_stdout (result), "started\n");
+  notice = g_ascii_strdown (terret_result_get_notice (result), -1);
+  g_test_message ("%s", terret_result_get_notice (result));
+  g_assert_nonnull (strstr (notice, "connection"));
+
+  /* The hangup ended the remote side; the client has ended too. */
+  assert_no_process_with_arg (word);
+  assert_session_gone (pid);
+
+  /* With sshd back, the next run reconnects, in a fresh shell. */
+  sshd_start (fixture);
+  next = run (executor, "echo \"back [$KEPT]\"");
+  g_assert_cmpint (terret_result_get_exit_status (next), ==, 0);
+  terret_test_assert_bytes_str (terret_result_get_stdout (next), "back []\n");
+}
+
+/* --- The conformance kit -------------------------------------------- */
+
+/* The kit is built next to the CLI. */
+static char *
+conformance_kit_path (void)
+{
+  g_autofree char *tools = g_path_get_dirname (terret_test_cli_path ());
+
+  return g_build_filename (tools, "terret-exec-conformance", NULL);
+}
+
+static void
+test_conformance (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  g_autofree char *kit = conformance_kit_path ();
+  g_autofree char *port = NULL;
+  g_autofree char *identity = NULL;
+  g_autofree char *known_hosts = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autoptr(GError) error = NULL;
+  int wait_status = 0;
+
+  SKIP_WITHOUT_SSHD (fixture);
+  if (!g_file_test (kit, G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_skip ("the conformance kit was not built");
+      return;
+    }
+
+  port = g_strdup_printf ("port=%u", fixture->port);
+  identity = g_strdup_printf ("identity-file=%s", fixture->client_key);
+  known_hosts = g_strdup_printf ("known-hosts=%s", fixture->known_hosts);
+
+  {
+    const char *argv[] = {
+      kit, "--backend", "ssh",
+      "--set", "host=127.0.0.1",
+      "--set", port,
+      "--set", identity,
+      "--set", known_hosts,
+      "--set", "config-file=none",
+      NULL
+    };
+
+    g_spawn_sync (NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                  &out, &err, &wait_status, &error);
+  }
+  g_assert_no_error (error);
+
+  /* The kit's own TAP, for whoever reads this test's log. */
+  g_test_message ("%s", out);
+  if (!g_spawn_check_wait_status (wait_status, NULL))
+    g_test_message ("%s", err);
+  g_assert_null (strstr (out, "not ok"));
+  g_assert_null (strstr (out, "Bail out!"));
+  g_assert_nonnull (strstr (out, "ok 1 "));
+  g_assert_true (g_spawn_check_wait_status (wait_status, NULL));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  terret_test_init (&argc, &argv);
+
+  /* A host that ignores SIGPIPE: the client must not inherit it. */
+  signal (SIGPIPE, SIG_IGN);
+  /* Set before any thread exists; no remote shell may see it. */
+  g_setenv ("TERRET_SSH_HOST_ONLY", "leaked", TRUE);
+
+#define TEST(path, func) \
+  g_test_add ("/ssh/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
+
+  TEST ("config/unconfigured", test_unconfigured);
+  TEST ("config/invalid", test_invalid_settings);
+  TEST ("run/exact", test_exact);
+  TEST ("run/persistence", test_persistence);
+  TEST ("run/cwd-and-env", test_cwd_and_env);
+  TEST ("run/timeout", test_timeout);
+  TEST ("run/busy", test_busy);
+  TEST ("run/shell-exit", test_shell_exit);
+  TEST ("close/ends-remote", test_close_ends_remote);
+  TEST ("unavailable/refused", test_refused);
+  TEST ("unavailable/wrong-key", test_wrong_key);
+  TEST ("unavailable/host-key-changed", test_host_key_changed);
+  TEST ("unavailable/host-key-unknown", test_host_key_unknown);
+  TEST ("dropped/reconnect", test_connection_dropped);
+  TEST ("conformance", test_conformance);
+
+#undef TEST
+
+  return g_test_run ();
+}
