@@ -129,6 +129,10 @@ TerretExecutor     *terret_executor_new              (const char           *name
 TERRET_AVAILABLE_IN_0_1
 TerretExecutor     *terret_executor_new_default      (GError              **error);
 TERRET_AVAILABLE_IN_0_1
+TerretExecutor     *terret_executor_new_with_settings (const char          *name,
+                                                      const char * const  *settings,
+                                                      GError             **error);
+TERRET_AVAILABLE_IN_0_1
 const char         *terret_executor_get_name         (TerretExecutor       *self);
 TERRET_AVAILABLE_IN_0_1
 TerretCapabilities  terret_executor_get_capabilities (TerretExecutor       *self);

@@ -346,6 +346,46 @@ test_set_setting (void)
 }
 
 static void
+test_with_settings (void)
+{
+  const char * const missing_shell[] = { "shell=/nonexistent/bash", NULL };
+  const char * const timeouts[] = { "timeout=5", "timeout=7.5", NULL };
+  const char * const malformed[] = { "timeout", NULL };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TerretExecutor) executor = NULL;
+  double timeout = 0;
+
+  g_test_summary ("Settings given at creation apply in order after the config file and "
+                  "before the backend initializes, so they can decide whether it works.");
+
+  if (!TERRET_TEST_LOCAL_SHELL)
+    {
+      g_test_skip ("the oneshot backend is not built");
+      return;
+    }
+
+  /* Applied before init: the backend sees the shell it was given. */
+  executor = terret_executor_new_with_settings ("oneshot", missing_shell, &error);
+  g_assert_null (executor);
+  g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE);
+  g_assert_nonnull (strstr (error->message, "/nonexistent/bash"));
+  g_clear_error (&error);
+
+  write_user_config ("[executor]\nbackend=oneshot\n[oneshot]\ntimeout=3\n");
+  executor = terret_executor_new_with_settings (NULL, timeouts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (terret_executor_get_name (executor), ==, "oneshot");
+  g_object_get (executor, "timeout", &timeout, NULL);
+  g_assert_cmpfloat (timeout, ==, 7.5);
+  g_clear_object (&executor);
+
+  executor = terret_executor_new_with_settings ("oneshot", malformed, &error);
+  g_assert_null (executor);
+  g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG);
+  g_assert_nonnull (strstr (error->message, "“timeout”"));
+}
+
+static void
 test_hot_reconfigure (void)
 {
   g_autoptr(GError) error = NULL;
@@ -437,6 +477,7 @@ main (int   argc,
   g_test_add_func ("/settings/config-errors", test_config_errors);
   g_test_add_func ("/settings/config-applies", test_config_applies);
   g_test_add_func ("/settings/set-setting", test_set_setting);
+  g_test_add_func ("/settings/with-settings", test_with_settings);
   g_test_add_func ("/settings/hot-reconfigure", test_hot_reconfigure);
 
   return g_test_run ();

@@ -15,48 +15,6 @@
 #include "terret-exec-common.h"
 
 /*
- * cli_executor_new:
- *
- * The executor the options ask for: @backend by name, or the configured
- * default; then each `KEY=VALUE` of @settings, in order, so a later one
- * overrides an earlier one and both override the configuration file.
- */
-TerretExecutor *
-cli_executor_new (const char          *backend,
-                  const char * const  *settings,
-                  GError             **error)
-{
-  g_autoptr(TerretExecutor) executor = NULL;
-
-  if (backend != NULL)
-    executor = terret_executor_new (backend, error);
-  else
-    executor = terret_executor_new_default (error);
-
-  if (executor == NULL)
-    return NULL;
-
-  for (guint i = 0; settings != NULL && settings[i] != NULL; i++)
-    {
-      const char *eq = strchr (settings[i], '=');
-      g_autofree char *key = NULL;
-
-      if (eq == NULL || eq == settings[i])
-        {
-          g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG,
-                       "--set expects KEY=VALUE, got “%s”", settings[i]);
-          return NULL;
-        }
-
-      key = g_strndup (settings[i], eq - settings[i]);
-      if (!terret_executor_set_setting (executor, key, eq + 1, error))
-        return NULL;
-    }
-
-  return g_steal_pointer (&executor);
-}
-
-/*
  * cli_error_code:
  *
  * The protocol's name for @error's kind. Anything outside the two known

@@ -16,9 +16,6 @@ G_BEGIN_DECLS
 #define CLI_EXIT_NO_STATUS   255  /* the command ran but reported no status */
 #define CLI_EXIT_SIGNAL_BASE 128  /* 128 + N: signal N ended the command or the CLI */
 
-TerretExecutor *cli_executor_new           (const char          *backend,
-                                            const char * const  *settings,
-                                            GError             **error);
 const char     *cli_error_code             (const GError        *error);
 JsonNode       *cli_response_new           (JsonNode            *id,
                                             TerretResult        *result,

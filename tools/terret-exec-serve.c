@@ -779,7 +779,7 @@ cli_serve_main (int    argc,
       return CLI_EXIT_NOT_RUN;
     }
 
-  server.executor = cli_executor_new (backend, (const char * const *)settings, &error);
+  server.executor = terret_executor_new_with_settings (backend, (const char * const *)settings, &error);
   if (server.executor == NULL)
     {
       g_printerr ("terret-exec: %s\n", error->message);

@@ -707,7 +707,7 @@ main (int    argc,
       return fail_not_run (json, error);
     }
 
-  executor = cli_executor_new (backend, (const char * const *)settings, &error);
+  executor = terret_executor_new_with_settings (backend, (const char * const *)settings, &error);
   if (executor == NULL)
     return fail_not_run (json, error);
 
