@@ -9,6 +9,7 @@
 
 #include "terret-enum-types.h"
 #include "terret-request.h"
+#include "terret-util-private.h"
 
 /**
  * TerretRequest:
@@ -53,19 +54,6 @@ enum {
 };
 
 static GParamSpec *properties[N_PROPS];
-
-/* g_set_str() arrived in GLib 2.76; this is its contract. */
-static gboolean
-set_string (char       **field,
-            const char  *value)
-{
-  if (g_strcmp0 (*field, value) == 0)
-    return FALSE;
-
-  g_free (*field);
-  *field = g_strdup (value);
-  return TRUE;
-}
 
 static void
 terret_request_finalize (GObject *object)
@@ -294,7 +282,7 @@ terret_request_set_command (TerretRequest *self,
   g_return_if_fail (TERRET_IS_REQUEST (self));
   g_return_if_fail (command != NULL);
 
-  if (set_string (&self->command, command))
+  if (_terret_set_str (&self->command, command))
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COMMAND]);
 }
 
@@ -334,7 +322,7 @@ terret_request_set_session (TerretRequest *self,
   if (session == NULL)
     session = TERRET_DEFAULT_SESSION;
 
-  if (set_string (&self->session, session))
+  if (_terret_set_str (&self->session, session))
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SESSION]);
 }
 
@@ -460,7 +448,7 @@ terret_request_set_cwd (TerretRequest *self,
 {
   g_return_if_fail (TERRET_IS_REQUEST (self));
 
-  if (set_string (&self->cwd, cwd))
+  if (_terret_set_str (&self->cwd, cwd))
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CWD]);
 }
 

@@ -14,6 +14,7 @@
 #include "terret-capture.h"
 #include "terret-error.h"
 #include "terret-shell-session.h"
+#include "terret-util-private.h"
 
 /**
  * TerretShellSession:
@@ -268,28 +269,6 @@ static void run_complete_ended (Run *run);
 
 /* --- Helpers ---------------------------------------------------------- */
 
-static gboolean
-set_string (char       **field,
-            const char  *value)
-{
-  if (g_strcmp0 (*field, value) == 0)
-    return FALSE;
-
-  g_free (*field);
-  *field = g_strdup (value);
-  return TRUE;
-}
-
-static void
-destroy_source (GSource **source)
-{
-  if (*source != NULL)
-    {
-      g_source_destroy (*source);
-      g_clear_pointer (source, g_source_unref);
-    }
-}
-
 static guint
 seconds_to_msec (double seconds)
 {
@@ -511,15 +490,15 @@ terret_shell_session_build_environ (const char * const  *base,
 static void
 run_free (Run *run)
 {
-  destroy_source (&run->read_source);
-  destroy_source (&run->write_source);
-  destroy_source (&run->exit_source);
-  destroy_source (&run->grace_source);
-  destroy_source (&run->timeout_source);
-  destroy_source (&run->cancel_source);
-  destroy_source (&run->poll_timeout_source);
-  destroy_source (&run->poll_cancel_source);
-  destroy_source (&run->escalate_source);
+  _terret_clear_source (&run->read_source);
+  _terret_clear_source (&run->write_source);
+  _terret_clear_source (&run->exit_source);
+  _terret_clear_source (&run->grace_source);
+  _terret_clear_source (&run->timeout_source);
+  _terret_clear_source (&run->cancel_source);
+  _terret_clear_source (&run->poll_timeout_source);
+  _terret_clear_source (&run->poll_cancel_source);
+  _terret_clear_source (&run->escalate_source);
 
   g_clear_object (&run->session);
   g_clear_object (&run->task);
@@ -551,15 +530,15 @@ run_add_notice (Run        *run,
 static void
 run_detach_sources (Run *run)
 {
-  destroy_source (&run->read_source);
-  destroy_source (&run->write_source);
-  destroy_source (&run->exit_source);
-  destroy_source (&run->grace_source);
-  destroy_source (&run->timeout_source);
-  destroy_source (&run->cancel_source);
-  destroy_source (&run->poll_timeout_source);
-  destroy_source (&run->poll_cancel_source);
-  destroy_source (&run->escalate_source);
+  _terret_clear_source (&run->read_source);
+  _terret_clear_source (&run->write_source);
+  _terret_clear_source (&run->exit_source);
+  _terret_clear_source (&run->grace_source);
+  _terret_clear_source (&run->timeout_source);
+  _terret_clear_source (&run->cancel_source);
+  _terret_clear_source (&run->poll_timeout_source);
+  _terret_clear_source (&run->poll_cancel_source);
+  _terret_clear_source (&run->escalate_source);
 }
 
 /* Ends the run: the session is free again before the task returns,
@@ -632,7 +611,7 @@ run_confirm (Run  *run,
    * reacted to it (a REPL back at its prompt, a trap that printed): it is
    * handled, not ignored, and is not killed for it. */
   if (run->interrupt_written && run->phase == PHASE_COMMAND)
-    destroy_source (&run->escalate_source);
+    _terret_clear_source (&run->escalate_source);
 }
 
 /* Feeds terminal bytes through the marker scanner. Returns TRUE when the
@@ -766,8 +745,8 @@ run_poll_return (Run *run)
 {
   g_autoptr(GTask) task = g_steal_pointer (&run->poll_task);
 
-  destroy_source (&run->poll_timeout_source);
-  destroy_source (&run->poll_cancel_source);
+  _terret_clear_source (&run->poll_timeout_source);
+  _terret_clear_source (&run->poll_cancel_source);
   if (task != NULL)
     g_task_return_pointer (task, run_take_stretch (run), g_object_unref);
 }
@@ -1005,7 +984,7 @@ run_flush (Run *run)
    * is not kept. */
   g_byte_array_set_size (run->out, 0);
   run->out_pos = 0;
-  destroy_source (&run->write_source);
+  _terret_clear_source (&run->write_source);
   return TRUE;
 }
 
@@ -1023,7 +1002,7 @@ run_on_exited (gpointer user_data)
 
   /* Read what the shell wrote before it went, until the terminal reports
    * its end; a background job may hold it open, hence the grace. */
-  destroy_source (&run->exit_source);
+  _terret_clear_source (&run->exit_source);
   if (run->grace_source == NULL)
     {
       run->grace_source = g_timeout_source_new (EXIT_GRACE_MSEC);
@@ -1057,8 +1036,8 @@ run_detach (Run *run)
   g_autofree char *notice = NULL;
   TerretResult *result;
 
-  destroy_source (&run->timeout_source);
-  destroy_source (&run->cancel_source);
+  _terret_clear_source (&run->timeout_source);
+  _terret_clear_source (&run->cancel_source);
   run->detached = TRUE;
 
   notice = g_strdup_printf ("Still running after %g s; the command goes on in its session. "
@@ -1150,7 +1129,7 @@ run_on_escalate (gpointer user_data)
   /* With job control off the command shares bash's process group, so
    * killing what ignored the interrupt ends the shell too: the run ends
    * as one whose shell ended, and says why. */
-  destroy_source (&run->escalate_source);
+  _terret_clear_source (&run->escalate_source);
   run->escalated = TRUE;
   run_complete_ended (run);
   return G_SOURCE_REMOVE;
@@ -1162,7 +1141,7 @@ run_attach_escalation (Run  *run,
 {
   gint64 left = MAX (run->escalate_at - now, 0);
 
-  destroy_source (&run->escalate_source);
+  _terret_clear_source (&run->escalate_source);
   run->escalate_source = g_timeout_source_new ((guint)MIN (left / 1000 + 1, (gint64)G_MAXUINT));
   g_source_set_static_name (run->escalate_source, "[terret] interrupt grace");
   g_source_set_callback (run->escalate_source, run_on_escalate, run, NULL);
@@ -1218,12 +1197,12 @@ run_adopt_context (Run *run)
 
   if (run->read_source != NULL)
     {
-      destroy_source (&run->read_source);
+      _terret_clear_source (&run->read_source);
       attach_read_source (run);
     }
   if (run->write_source != NULL)
     {
-      destroy_source (&run->write_source);
+      _terret_clear_source (&run->write_source);
       run->write_source = g_unix_fd_source_new (terret_shell_channel_get_write_fd (run->session->channel),
                                                 G_IO_OUT);
       g_source_set_static_name (run->write_source, "[terret] shell request");
@@ -1232,14 +1211,14 @@ run_adopt_context (Run *run)
     }
   if (run->exit_source != NULL)
     {
-      destroy_source (&run->exit_source);
+      _terret_clear_source (&run->exit_source);
       run->exit_source = terret_shell_channel_create_exit_source (run->session->channel);
       g_source_set_callback (run->exit_source, run_on_exited, run, NULL);
       g_source_attach (run->exit_source, run->context);
     }
   if (run->grace_source != NULL)
     {
-      destroy_source (&run->grace_source);
+      _terret_clear_source (&run->grace_source);
       run->grace_source = g_timeout_source_new (EXIT_GRACE_MSEC);
       g_source_set_static_name (run->grace_source, "[terret] shell exit grace");
       g_source_set_callback (run->grace_source, run_on_grace_over, run, NULL);
@@ -1284,7 +1263,7 @@ run_start_exchange (Run *run)
        * scanner; the scanner here works ahead of the capture and never
        * lets a marker byte into it, so one byte is enough. */
       run->capture = terret_head_capture_new (MIN (run->max_output, (guint64)G_MAXSIZE / 4), 1);
-      destroy_source (&run->timeout_source);
+      _terret_clear_source (&run->timeout_source);
     }
 
   /* Whatever the previous command did to the terminal (`stty echo`,
@@ -1822,8 +1801,8 @@ run_on_poll_cancelled (GCancellable *cancellable,
 
   /* Only the poll ends: the command and its output are still there for
    * the next one. */
-  destroy_source (&run->poll_timeout_source);
-  destroy_source (&run->poll_cancel_source);
+  _terret_clear_source (&run->poll_timeout_source);
+  _terret_clear_source (&run->poll_cancel_source);
   g_cancellable_set_error_if_cancelled (cancellable, &error);
   g_task_return_error (task, error);
   return G_SOURCE_REMOVE;
@@ -2049,7 +2028,7 @@ terret_shell_session_set_shell (TerretShellSession *self,
   g_return_if_fail (shell != NULL && *shell != '\0');
 
   g_mutex_lock (&self->mutex);
-  changed = set_string (&self->shell, shell);
+  changed = _terret_set_str (&self->shell, shell);
   g_mutex_unlock (&self->mutex);
 
   if (changed)
@@ -2139,7 +2118,7 @@ terret_shell_session_set_cwd (TerretShellSession *self,
   g_return_if_fail (TERRET_IS_SHELL_SESSION (self));
 
   g_mutex_lock (&self->mutex);
-  changed = set_string (&self->cwd, cwd);
+  changed = _terret_set_str (&self->cwd, cwd);
   g_mutex_unlock (&self->mutex);
 
   if (changed)
