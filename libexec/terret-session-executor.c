@@ -433,21 +433,40 @@ terret_session_executor_interrupt (TerretExecutor  *executor,
   return name_session (terret_shell_session_interrupt (session, error), key, error);
 }
 
-/* The task's data is the poll's session key. */
+static TerretResult *
+terret_session_executor_real_finish_poll (TerretSessionExecutor  *self,
+                                          const char             *session_key,
+                                          TerretShellSession     *session,
+                                          GAsyncResult           *result,
+                                          GError                **error)
+{
+  return terret_shell_session_poll_finish (session, result, error);
+}
+
+/* The session's answer, through the subclass's finish_poll. The task's
+ * data is the poll's session key. */
 static void
 poll_done (GObject      *object,
            GAsyncResult *result,
            gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
+  TerretSessionExecutor *self = g_task_get_source_object (task);
+  TerretSessionExecutorClass *klass = TERRET_SESSION_EXECUTOR_GET_CLASS (self);
+  const char *key = g_task_get_task_data (task);
   g_autoptr(GError) error = NULL;
   TerretResult *ret;
 
-  ret = terret_shell_session_poll_finish (TERRET_SHELL_SESSION (object), result, &error);
+  ret = klass->finish_poll (self, key, TERRET_SHELL_SESSION (object), result, &error);
   if (ret == NULL)
     {
+      /* A finish_poll that fails must say why. */
+      if (error == NULL)
+        g_set_error (&error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_FAILED,
+                     "The %s backend failed the poll without an error",
+                     G_OBJECT_TYPE_NAME (self));
       if (error->domain == TERRET_EXEC_ERROR)
-        g_prefix_error (&error, "Session “%s”: ", (const char *)g_task_get_task_data (task));
+        g_prefix_error (&error, "Session “%s”: ", key);
       g_task_return_error (task, g_steal_pointer (&error));
     }
   else
@@ -697,6 +716,7 @@ terret_session_executor_class_init (TerretSessionExecutorClass *klass)
 
   klass->get_capabilities = terret_session_executor_real_get_capabilities;
   klass->finish_run = terret_session_executor_real_finish_run;
+  klass->finish_poll = terret_session_executor_real_finish_poll;
 
   session_generation_quark = g_quark_from_static_string ("terret-session-executor-generation");
 

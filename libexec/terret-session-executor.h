@@ -73,6 +73,12 @@ G_DECLARE_DERIVABLE_TYPE (TerretSessionExecutor, terret_session_executor, TERRET
  *   was lost) chains up, then rewrites the error or adds a notice to the
  *   result with terret_result_add_notice(). Called on the caller's
  *   context.
+ * @finish_poll: complete a poll of @session_key on @session (the output
+ *   of a command a timeout detached from, and in the end its outcome):
+ *   the default returns terret_shell_session_poll_finish() of @result.
+ *   A subclass that overrides @finish_run to explain how a command ended
+ *   overrides this one the same way, for commands that end while
+ *   detached. Called on the caller's context.
  *
  * The virtual methods of [class@Terret.SessionExecutor].
  *
@@ -98,9 +104,14 @@ struct _TerretSessionExecutorClass
                                            TerretShellSession     *session,
                                            GAsyncResult           *result,
                                            GError                **error);
+  TerretResult       *(*finish_poll)      (TerretSessionExecutor  *self,
+                                           const char             *session_key,
+                                           TerretShellSession     *session,
+                                           GAsyncResult           *result,
+                                           GError                **error);
 
   /*< private >*/
-  gpointer _reserved[8];
+  gpointer _reserved[7];
 };
 
 TERRET_AVAILABLE_IN_0_1

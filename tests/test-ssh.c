@@ -1009,6 +1009,68 @@ test_connection_dropped (Fixture       *fixture,
   terret_test_assert_bytes_str (terret_result_get_stdout (next), "back []\n");
 }
 
+/* A command a timeout detached from loses its connection: the poll that
+ * sees it end says why, as a run would. */
+static void
+test_connection_dropped_detached (Fixture       *fixture,
+                                  gconstpointer  data)
+{
+  g_autoptr(TerretExecutor) executor = NULL;
+  g_autofree char *word = unique_sleep_arg ();
+  g_autofree char *command = g_strdup_printf ("echo started; sleep %s; echo never", word);
+  g_autoptr(TerretRequest) request = terret_request_new (command);
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(TerretResult) next = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) seen = g_string_new (NULL);
+  g_autofree char *notice = NULL;
+  GPid pid;
+
+  SKIP_WITHOUT_SSHD (fixture);
+  executor = new_executor (fixture);
+  assert_run (executor, "export KEPT=1", 0, "");
+  pid = terret_executor_get_session_pid (executor, TERRET_DEFAULT_SESSION);
+
+  /* A short timeout, to detach while the command runs. */
+  terret_request_set_timeout (request, 1);
+  terret_request_set_timeout_action (request, TERRET_TIMEOUT_ACTION_DETACH);
+  result = terret_executor_run (executor, request, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (terret_result_get_running (result));
+  g_string_append_len (seen, g_bytes_get_data (terret_result_get_stdout (result), NULL),
+                       g_bytes_get_size (terret_result_get_stdout (result)));
+
+  /* sshd dies (listener and connection alike) under the detached
+   * command, once it really runs. */
+  await_process_with_arg (word);
+  sshd_kill (fixture, FALSE);
+
+  while (terret_result_get_running (result))
+    {
+      g_clear_object (&result);
+      result = terret_executor_poll (executor, TERRET_DEFAULT_SESSION, 60, NULL, &error);
+      g_assert_no_error (error);
+      g_string_append_len (seen, g_bytes_get_data (terret_result_get_stdout (result), NULL),
+                           g_bytes_get_size (terret_result_get_stdout (result)));
+    }
+
+  g_assert_false (terret_result_get_exited (result));
+  g_assert_false (terret_result_get_timed_out (result));
+  g_assert_cmpstr (seen->str, ==, "started\n");
+  g_test_message ("%s", terret_result_get_notice (result));
+  notice = g_ascii_strdown (terret_result_get_notice (result), -1);
+  g_assert_nonnull (strstr (notice, "connection"));
+  g_assert_nonnull (strstr (notice, "lost"));
+
+  assert_no_process_with_arg (word);
+  assert_session_gone (pid);
+
+  sshd_start (fixture);
+  next = run (executor, "echo \"back [$KEPT]\"");
+  g_assert_cmpint (terret_result_get_exit_status (next), ==, 0);
+  terret_test_assert_bytes_str (terret_result_get_stdout (next), "back []\n");
+}
+
 /* --- The conformance kit -------------------------------------------- */
 
 /* The kit is built next to the CLI. */
@@ -1098,6 +1160,7 @@ main (int   argc,
   TEST ("unavailable/host-key-changed", test_host_key_changed);
   TEST ("unavailable/host-key-unknown", test_host_key_unknown);
   TEST ("dropped/reconnect", test_connection_dropped);
+  TEST ("dropped/detached", test_connection_dropped_detached);
   TEST ("conformance", test_conformance);
 
 #undef TEST

@@ -52,8 +52,8 @@ struct _TerretSshExecutor
 {
   TerretSessionExecutor parent_instance;
 
-  /* Guards the settings and the channel table: runs start on any thread
-   * and settings may change under them. */
+  /* Guards the settings: runs start on any thread and settings may
+   * change under them. */
   GMutex mutex;
   char *host;                   /* (owned) (nullable) */
   guint port;
@@ -64,41 +64,14 @@ struct _TerretSshExecutor
   char *known_hosts;            /* (owned) (nullable) */
   char *strict_host_key_checking; /* (owned) */
   char *config_file;            /* (owned) (nullable) */
-
-  /* key → the TerretSshChannel its session runs on, noted at each run so
-   * that the run's outcome can be explained by what the client said. The
-   * sessions themselves are the base class's. */
-  GHashTable *channels;         /* (owned) */
 };
 
-static void executor_iface_init (TerretExecutorInterface *iface);
-
-/* The interface is implemented again on top of the base class's, to
- * explain a connection's failure in the run's outcome. GTypeModule
- * refuses to add an interface a parent type already has, so the override
- * is added directly: GType allows it as long as this type's class does
- * not exist yet, which at registration it cannot. The module is never
- * unloaded, so the static interface info stays valid; a module loaded
- * again registers its type again, but the override only once. */
-static const GInterfaceInfo executor_iface_info = {
-  (GInterfaceInitFunc)(void (*) (void))executor_iface_init, NULL, NULL
-};
-
-static void
-override_executor_iface (GType type)
-{
-  static gsize added = 0;
-
-  if (g_once_init_enter (&added))
-    {
-      g_type_add_interface_static (type, TERRET_TYPE_EXECUTOR, &executor_iface_info);
-      g_once_init_leave (&added, 1);
-    }
-}
-
+/* Everything but the channel and the explanation of a run's outcome is
+ * the base class's, customized through its virtual methods only: a
+ * module is loaded more than once in a process, and GType refuses an
+ * interface added again to a type that has it. */
 G_DEFINE_DYNAMIC_TYPE_EXTENDED (TerretSshExecutor, terret_ssh_executor, TERRET_TYPE_SESSION_EXECUTOR,
-                                G_TYPE_FLAG_FINAL,
-                                override_executor_iface (terret_ssh_executor_type_id);)
+                                G_TYPE_FLAG_FINAL, {})
 
 enum {
   PROP_0,
@@ -115,10 +88,6 @@ enum {
 };
 
 static GParamSpec *properties[N_PROPS];
-
-/* The base class's implementation, which this one wraps to explain
- * connection failures. */
-static TerretExecutorInterface *parent_executor_iface;
 
 /* --- The client's command line ----------------------------------------- */
 
@@ -408,10 +377,6 @@ terret_ssh_executor_prepare_session (TerretSessionExecutor  *executor,
    * handshake budget to answer. */
   terret_shell_session_set_handshake_timeout (session, handshake_timeout + settings.connect_timeout);
 
-  g_mutex_lock (&self->mutex);
-  g_hash_table_replace (self->channels, g_strdup (session_key), g_object_ref (channel));
-  g_mutex_unlock (&self->mutex);
-
   return TRUE;
 }
 
@@ -445,22 +410,7 @@ terret_ssh_executor_check_available (TerretSessionExecutor  *executor,
   return TRUE;
 }
 
-/* --- TerretExecutor: explaining connection failures -------------------- */
-
-static TerretSshChannel *
-lookup_channel (TerretSshExecutor *self,
-                const char        *key)
-{
-  TerretSshChannel *channel;
-
-  g_mutex_lock (&self->mutex);
-  channel = g_hash_table_lookup (self->channels, key);
-  if (channel != NULL)
-    g_object_ref (channel);
-  g_mutex_unlock (&self->mutex);
-
-  return channel;
-}
+/* --- Explaining connection failures ----------------------------------- */
 
 static char *
 describe_failure (TerretSshExecutor *self,
@@ -519,132 +469,105 @@ describe_failure (TerretSshExecutor *self,
     }
 }
 
-static void
-terret_ssh_executor_run_done (GObject      *object,
-                              GAsyncResult *async_result,
-                              gpointer      user_data)
+/* The session's outcome (@result, or @failed when there is none),
+ * explained by what the client said: the session only knows that its
+ * shell never answered, or ended; the client knows why. Takes both. */
+static TerretResult *
+explain_outcome (TerretSshExecutor   *self,
+                 TerretShellSession  *session,
+                 TerretResult        *result,
+                 GError              *failed,
+                 GError             **error)
 {
-  g_autoptr(GTask) task = user_data;
-  TerretSshExecutor *self = g_task_get_source_object (task);
-  TerretRequest *request = g_task_get_task_data (task);
-  g_autoptr(TerretSshChannel) channel = NULL;
-  g_autoptr(TerretResult) result = NULL;
-  g_autoptr(GError) error = NULL;
+  g_autoptr(TerretResult) owned_result = result;
+  g_autoptr(GError) owned_error = failed;
+  TerretShellChannel *channel = terret_shell_session_get_channel (session);
   g_autofree char *said = NULL;
   g_autofree char *destination = NULL;
   g_autofree char *message = NULL;
-  TerretSshFailure failure = TERRET_SSH_FAILURE_NONE;
+  TerretSshFailure failure;
 
-  result = parent_executor_iface->run_finish (TERRET_EXECUTOR (object), async_result, &error);
+  g_return_val_if_fail (TERRET_IS_SSH_CHANNEL (channel), NULL);
+  g_return_val_if_fail ((result == NULL) != (failed == NULL), NULL);
 
-  channel = lookup_channel (self, terret_request_get_session (request));
-  if (channel != NULL)
+  failure = terret_ssh_channel_get_failure (TERRET_SSH_CHANNEL (channel), &said);
+  destination = terret_ssh_channel_dup_destination (TERRET_SSH_CHANNEL (channel));
+
+  if (owned_result == NULL)
     {
-      failure = terret_ssh_channel_get_failure (channel, &said);
-      destination = terret_ssh_channel_dup_destination (channel);
-    }
-
-  if (result == NULL)
-    {
-      /* The session only knows that its shell never answered; the client
-       * knows why. */
-      if (failure != TERRET_SSH_FAILURE_NONE &&
-          g_error_matches (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE))
+      if (g_error_matches (owned_error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE))
         {
-          message = describe_failure (self, failure, destination, said);
-          g_task_return_new_error (task, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE,
-                                   "%s", message);
-          return;
+          if (failure != TERRET_SSH_FAILURE_NONE)
+            {
+              message = describe_failure (self, failure, destination, said);
+              g_set_error_literal (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE,
+                                   message);
+              return NULL;
+            }
+          /* The remote side refused to start the shell (a cwd that does
+           * not exist there, no bash): the session's message says what
+           * the remote host said, and this says which host it was. */
+          g_prefix_error (&owned_error, "On %s: ", destination);
         }
-      /* The remote side refused to start the shell (a cwd that does not
-       * exist there, no bash): the session's message says what the
-       * remote host said, and this says which host it was. */
-      if (channel != NULL &&
-          g_error_matches (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE))
-        g_prefix_error (&error, "On %s: ", destination);
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
+      g_propagate_error (error, g_steal_pointer (&owned_error));
+      return NULL;
     }
 
   /* The session says that its shell ended; the client says whether the
    * connection went with it. */
-  if (TERRET_SSH_FAILURE_IS_CONNECTION (failure) && !terret_result_get_exited (result) &&
-      !terret_result_get_timed_out (result))
+  if (TERRET_SSH_FAILURE_IS_CONNECTION (failure) && !terret_result_get_exited (owned_result) &&
+      !terret_result_get_timed_out (owned_result) && !terret_result_get_running (owned_result))
     {
       message = g_strdup_printf ("The connection to %s was lost%s%s%s; the next run reconnects.",
                                  destination,
                                  said != NULL ? " (ssh: " : "",
                                  said != NULL ? said : "",
                                  said != NULL ? ")" : "");
-      terret_result_add_notice (result, message);
+      terret_result_add_notice (owned_result, message);
     }
 
-  g_task_return_pointer (task, g_steal_pointer (&result), g_object_unref);
-}
-
-static void
-terret_ssh_executor_run_async (TerretExecutor      *executor,
-                               TerretRequest       *request,
-                               GCancellable        *cancellable,
-                               GAsyncReadyCallback  callback,
-                               gpointer             user_data)
-{
-  g_autoptr(GTask) task = g_task_new (executor, cancellable, callback, user_data);
-
-  g_task_set_source_tag (task, terret_ssh_executor_run_async);
-  g_task_set_task_data (task, g_object_ref (request), g_object_unref);
-
-  parent_executor_iface->run_async (executor, request, cancellable,
-                                    terret_ssh_executor_run_done, g_steal_pointer (&task));
+  return g_steal_pointer (&owned_result);
 }
 
 static TerretResult *
-terret_ssh_executor_run_finish (TerretExecutor  *executor,
-                                GAsyncResult    *result,
-                                GError         **error)
+terret_ssh_executor_finish_run (TerretSessionExecutor  *executor,
+                                const char             *session_key,
+                                TerretShellSession     *session,
+                                GAsyncResult           *async_result,
+                                GError                **error)
 {
-  g_return_val_if_fail (g_task_is_valid (result, executor), NULL);
+  TerretSessionExecutorClass *parent_class = TERRET_SESSION_EXECUTOR_CLASS (terret_ssh_executor_parent_class);
+  GError *failed = NULL;
+  TerretResult *result;
 
-  return g_task_propagate_pointer (G_TASK (result), error);
+  result = parent_class->finish_run (executor, session_key, session, async_result, &failed);
+
+  return explain_outcome (TERRET_SSH_EXECUTOR (executor), session, result, failed, error);
 }
 
-static void
-terret_ssh_executor_close_session (TerretExecutor *executor,
-                                   const char     *key)
+/* A command a timeout detached from may lose its connection too: the
+ * poll that sees it end says so as a run would. */
+static TerretResult *
+terret_ssh_executor_finish_poll (TerretSessionExecutor  *executor,
+                                 const char             *session_key,
+                                 TerretShellSession     *session,
+                                 GAsyncResult           *async_result,
+                                 GError                **error)
 {
-  TerretSshExecutor *self = TERRET_SSH_EXECUTOR (executor);
+  TerretSessionExecutorClass *parent_class = TERRET_SESSION_EXECUTOR_CLASS (terret_ssh_executor_parent_class);
+  GError *failed = NULL;
+  TerretResult *result;
 
-  parent_executor_iface->close_session (executor, key);
+  result = parent_class->finish_poll (executor, session_key, session, async_result, &failed);
+  /* A poll starts no shell: its errors (nothing to poll, busy) are the
+   * session's to tell. */
+  if (result == NULL)
+    {
+      g_propagate_error (error, failed);
+      return NULL;
+    }
 
-  g_mutex_lock (&self->mutex);
-  g_hash_table_remove (self->channels, key);
-  g_mutex_unlock (&self->mutex);
-}
-
-static void
-terret_ssh_executor_close_all (TerretExecutor *executor)
-{
-  TerretSshExecutor *self = TERRET_SSH_EXECUTOR (executor);
-
-  parent_executor_iface->close_all (executor);
-
-  g_mutex_lock (&self->mutex);
-  if (self->channels != NULL)
-    g_hash_table_remove_all (self->channels);
-  g_mutex_unlock (&self->mutex);
-}
-
-static void
-executor_iface_init (TerretExecutorInterface *iface)
-{
-  parent_executor_iface = g_type_interface_peek_parent (iface);
-
-  iface->get_capabilities = parent_executor_iface->get_capabilities;
-  iface->run_async = terret_ssh_executor_run_async;
-  iface->run_finish = terret_ssh_executor_run_finish;
-  iface->close_session = terret_ssh_executor_close_session;
-  iface->close_all = terret_ssh_executor_close_all;
-  iface->get_session_pid = parent_executor_iface->get_session_pid;
+  return explain_outcome (TERRET_SSH_EXECUTOR (executor), session, result, failed, error);
 }
 
 /* --- GObject ---------------------------------------------------------- */
@@ -654,7 +577,6 @@ terret_ssh_executor_finalize (GObject *object)
 {
   TerretSshExecutor *self = TERRET_SSH_EXECUTOR (object);
 
-  g_clear_pointer (&self->channels, g_hash_table_unref);
   g_clear_pointer (&self->host, g_free);
   g_clear_pointer (&self->user, g_free);
   g_clear_pointer (&self->identity_file, g_free);
@@ -781,6 +703,8 @@ terret_ssh_executor_class_init (TerretSshExecutorClass *klass)
   session_class->create_channel = terret_ssh_executor_create_channel;
   session_class->prepare_session = terret_ssh_executor_prepare_session;
   session_class->check_available = terret_ssh_executor_check_available;
+  session_class->finish_run = terret_ssh_executor_finish_run;
+  session_class->finish_poll = terret_ssh_executor_finish_poll;
 
   properties[PROP_HOST] =
     g_param_spec_string ("host", NULL,
@@ -843,7 +767,6 @@ terret_ssh_executor_init (TerretSshExecutor *self)
   self->ssh_options = g_new0 (char *, 1);
   self->connect_timeout = DEFAULT_CONNECT_TIMEOUT;
   self->strict_host_key_checking = g_strdup (DEFAULT_STRICT_HOST_KEY_CHECKING);
-  self->channels = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
 }
 
 /* --- Module ------------------------------------------------------------ */
