@@ -57,6 +57,12 @@
 #define SENTINEL_BYTES 16
 #define SENTINEL_LEN (SENTINEL_BYTES * 2)
 #define SENTINEL_HALF (SENTINEL_LEN / 2)
+/* A marker begins with a NUL, then the sentinel. Output is held back
+ * while its tail could be the beginning of a marker; with the NUL first,
+ * only output that ends in a NUL can, so what a command prints (a prompt
+ * ending in a digit or a hex letter, say) reaches a poll at once instead
+ * of waiting for bytes that never come. */
+#define MARKER_LEAD_LEN (SENTINEL_LEN + 1)
 
 /* What one read takes from the terminal. */
 #define READ_CHUNK (64 * 1024)
@@ -210,6 +216,7 @@ struct _Run
   GString *notices;             /* (owned) */
 
   char sentinel[SENTINEL_LEN + 1];
+  guint8 lead[MARKER_LEAD_LEN]; /* NUL, then the sentinel */
   GByteArray *out;              /* (owned) the request still to write */
   gsize out_pos;
 
@@ -331,10 +338,11 @@ make_sentinel (char sentinel[SENTINEL_LEN + 1])
  * cannot intercept it; the leading backslashes keep aliases out. The
  * sentinel is passed in two halves, so it never appears whole in the
  * request: a DEBUG trap printing $BASH_COMMAND, or `set -x`, shows two
- * separate words, never the sentinel. printf emits no separator before
- * it, so output that ends without a newline (or with a bare CR) is
- * reported as written. The cwd follows the status and ends in a NUL,
- * which no path can contain, then a newline. */
+ * separate words, never the sentinel. The marker begins with a NUL
+ * (see MARKER_LEAD_LEN) and printf emits no separator before it, so
+ * output that ends without a newline (or with a bare CR) is reported as
+ * written. The cwd follows the status and ends in a NUL, which no path
+ * can contain, then a newline. */
 static GByteArray *
 build_request (const char *command,
                const char *sentinel,
@@ -355,7 +363,7 @@ build_request (const char *command,
     {
       g_autofree char *abandon = NULL;
 
-      abandon = g_strdup_printf ("PROMPT_COMMAND='\\builtin printf \"%%s%%s%%d;%%s\\0\\n\" %.*s %s "
+      abandon = g_strdup_printf ("PROMPT_COMMAND='\\builtin printf \"\\0%%s%%s%%d;%%s\\0\\n\" %.*s %s "
                                  "\"$?\" \"$PWD\"; \\builtin unset PROMPT_COMMAND'; ",
                                  SENTINEL_HALF, sentinel, sentinel + SENTINEL_HALF);
       g_byte_array_append (out, (const guint8 *)abandon, strlen (abandon));
@@ -374,7 +382,7 @@ build_request (const char *command,
         }
     }
 
-  tail = g_strdup_printf ("'; \\builtin printf '%%s%%s%%d;%%s\\0\\n' %.*s %s \"$?\" \"$PWD\"%s\n",
+  tail = g_strdup_printf ("'; \\builtin printf '\\0%%s%%s%%d;%%s\\0\\n' %.*s %s \"$?\" \"$PWD\"%s\n",
                           SENTINEL_HALF, sentinel, sentinel + SENTINEL_HALF,
                           on_abandon ? "; \\builtin unset PROMPT_COMMAND" : "");
   g_byte_array_append (out, (const guint8 *)tail, strlen (tail));
@@ -382,7 +390,8 @@ build_request (const char *command,
   return out;
 }
 
-/* @data begins with the sentinel. A marker is the sentinel, 1-3 digits
+/* @data begins with the marker's lead. A marker is the lead (NUL and the
+ * sentinel), 1-3 digits
  * for a status of at most 255, ';', the cwd bytes, NUL, newline; anything
  * else after a sentinel is not a marker. */
 static MarkerParse
@@ -392,7 +401,7 @@ parse_marker (const guint8  *data,
               int           *status,
               char         **cwd)
 {
-  gsize i = SENTINEL_LEN;
+  gsize i = MARKER_LEAD_LEN;
   gsize digits = 0;
   int value = 0;
   const guint8 *nul;
@@ -627,7 +636,7 @@ run_feed (Run          *run,
   for (;;)
     {
       const guint8 *found = memmem (run->hold->data, run->hold->len,
-                                    run->sentinel, SENTINEL_LEN);
+                                    run->lead, MARKER_LEAD_LEN);
       gsize marker_len = 0;
       gsize keep;
 
@@ -637,9 +646,9 @@ run_feed (Run          *run,
            * that no part of one is ever reported or kept. */
           gsize n;
 
-          keep = MIN (run->hold->len, SENTINEL_LEN - 1);
+          keep = MIN (run->hold->len, MARKER_LEAD_LEN - 1);
           while (keep > 0 &&
-                 memcmp (run->hold->data + run->hold->len - keep, run->sentinel, keep) != 0)
+                 memcmp (run->hold->data + run->hold->len - keep, run->lead, keep) != 0)
             keep--;
           n = run->hold->len - keep;
           /* A run that may hand its output over in pieces (a detaching
@@ -1241,6 +1250,8 @@ run_start_exchange (Run *run)
   double timeout;
 
   make_sentinel (run->sentinel);
+  run->lead[0] = '\0';
+  memcpy (run->lead + 1, run->sentinel, SENTINEL_LEN);
   g_byte_array_set_size (run->hold, 0);
   g_clear_pointer (&run->capture, terret_head_capture_free);
   g_clear_pointer (&run->cwd, g_free);

@@ -1409,6 +1409,45 @@ test_detach_cap_per_stretch (void)
   terret_test_assert_bytes_str (terret_result_get_stdout (result), "next\n");
 }
 
+static void
+test_detach_hex_tail (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(TerretResult) last = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
+  const char *hex = "0123456789abcdef";
+
+  g_test_summary ("Output whose end could begin a sentinel (every hex digit, one of which "
+                  "is the first of this run's) reaches a poll without waiting for more");
+
+  result = run_detached (executor, "hex",
+                         "for c in 0 1 2 3 4 5 6 7 8 9 a b c d e f; do printf %s $c; read go; done",
+                         0.2);
+  g_assert_true (terret_result_get_running (result));
+  append_stdout (out, result);
+
+  for (guint i = 0; i < 16; i++)
+    {
+      /* Bounded by a count, not the clock: a held-back digit never comes. */
+      for (guint tries = 0; tries < 30 && out->len < i + 1; tries++)
+        {
+          g_autoptr(GError) error = NULL;
+          g_autoptr(TerretResult) r = terret_executor_poll (executor, "hex", 1, NULL, &error);
+
+          g_assert_no_error (error);
+          g_assert_true (terret_result_get_running (r));
+          append_stdout (out, r);
+        }
+      g_assert_cmpmem (out->str, out->len, hex, i + 1);
+      send_text (executor, "hex", "\n");
+    }
+
+  last = poll_until (executor, "hex", out, NULL);
+  g_assert_cmpstr (out->str, ==, hex);
+  g_assert_cmpint (terret_result_get_exit_status (last), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1459,6 +1498,7 @@ main (int   argc,
   g_test_add_func ("/pty/detach/poll-while-run-in-flight", test_poll_while_run_in_flight);
   g_test_add_func ("/pty/detach/close-leaves-nothing", test_detach_close_leaves_nothing);
   g_test_add_func ("/pty/detach/cap-per-stretch", test_detach_cap_per_stretch);
+  g_test_add_func ("/pty/detach/hex-tail", test_detach_hex_tail);
   g_test_add_func ("/pty/interrupt/trap-once", test_interrupt_trap_once);
   g_test_add_func ("/pty/interrupt/in-flight", test_interrupt_in_flight);
   g_test_add_func ("/pty/interrupt/escalation", test_interrupt_escalation);
