@@ -224,7 +224,10 @@ test_capabilities (void)
                    TERRET_CAPABILITY_SEPARATE_STDERR |
                    TERRET_CAPABILITY_REQUEST_CWD |
                    TERRET_CAPABILITY_REQUEST_ENV |
-                   TERRET_CAPABILITY_PROGRESS);
+                   TERRET_CAPABILITY_PROGRESS |
+                   TERRET_CAPABILITY_INTERRUPT |
+                   TERRET_CAPABILITY_POLL |
+                   TERRET_CAPABILITY_DETACH);
   g_assert_cmpint (terret_executor_get_session_pid (executor, TERRET_DEFAULT_SESSION), ==, 0);
 }
 
@@ -1095,6 +1098,491 @@ test_close_dispose (void)
   assert_closed (&run);
 }
 
+/* --- Detach, poll and interrupt ------------------------------------------ */
+
+/* A request whose timeout detaches, in @session. */
+static TerretRequest *
+new_detaching_request (const char *command,
+                       const char *session,
+                       double      timeout)
+{
+  TerretRequest *request = terret_request_new (command);
+
+  terret_request_set_session (request, session);
+  terret_request_set_timeout (request, timeout);
+  terret_request_set_timeout_action (request, TERRET_TIMEOUT_ACTION_DETACH);
+  return request;
+}
+
+/* The pid PRINT_SESSION put at the start of @out. */
+static GPid
+parse_pid_text (GString *out)
+{
+  g_autoptr(GBytes) bytes = g_bytes_new (out->str, out->len);
+
+  return parse_pid (bytes);
+}
+
+static void
+append_bytes (GString *out,
+              GBytes  *bytes)
+{
+  gsize len = 0;
+  const char *data;
+
+  g_assert_nonnull (bytes);
+  data = g_bytes_get_data (bytes, &len);
+  g_string_append_len (out, data, len);
+}
+
+/* Runs @command detached and checks the run's result; its output goes to
+ * @out and @err. */
+static void
+detach_ok (TerretExecutor *executor,
+           const char     *command,
+           const char     *session,
+           GString        *out,
+           GString        *err)
+{
+  g_autoptr(TerretRequest) request = new_detaching_request (command, session, 0.2);
+  g_autoptr(TerretResult) result = run_ok (executor, request);
+
+  g_assert_true (terret_result_get_running (result));
+  g_assert_true (terret_result_get_timed_out (result));
+  g_assert_false (terret_result_get_exited (result));
+  g_assert_cmpint (terret_result_get_term_signal (result), ==, 0);
+  g_assert_nonnull (strstr (terret_result_get_notice (result), "Poll session"));
+  append_bytes (out, terret_result_get_stdout (result));
+  append_bytes (err, terret_result_get_stderr (result));
+}
+
+/* Polls @session (sync) until its command ended; returns the last result,
+ * the output of every poll appended to @out and @err. Bounded by a count,
+ * not the clock. */
+static TerretResult *
+poll_to_end (TerretExecutor *executor,
+             const char     *session,
+             GString        *out,
+             GString        *err)
+{
+  for (guint i = 0; i < 1000; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(TerretResult) result = terret_executor_poll (executor, session, 10, NULL, &error);
+
+      g_assert_no_error (error);
+      append_bytes (out, terret_result_get_stdout (result));
+      append_bytes (err, terret_result_get_stderr (result));
+      if (!terret_result_get_running (result))
+        return g_steal_pointer (&result);
+      g_assert_false (terret_result_get_exited (result));
+    }
+
+  g_assert_not_reached ();
+  return NULL;
+}
+
+/* Polls @session until its output so far contains @text. */
+static void
+poll_until (TerretExecutor *executor,
+            const char     *session,
+            GString        *out,
+            const char     *text)
+{
+  for (guint i = 0; i < 1000 && strstr (out->str, text) == NULL; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(TerretResult) result = terret_executor_poll (executor, session, 10, NULL, &error);
+
+      g_assert_no_error (error);
+      g_assert_true (terret_result_get_running (result));
+      append_bytes (out, terret_result_get_stdout (result));
+    }
+
+  g_assert_nonnull (strstr (out->str, text));
+}
+
+static void
+assert_poll_error (TerretExecutor *executor,
+                   const char     *session,
+                   int             code)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TerretResult) result = terret_executor_poll (executor, session, 0, NULL, &error);
+
+  g_assert_error (error, TERRET_EXEC_ERROR, code);
+  g_assert_null (result);
+}
+
+static void
+assert_run_error (TerretExecutor *executor,
+                  TerretRequest  *request,
+                  int             code)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TerretResult) result = terret_test_run (executor, request, &error);
+
+  g_assert_error (error, TERRET_EXEC_ERROR, code);
+  g_assert_null (result);
+}
+
+static void
+test_detach_poll (void)
+{
+  g_autoptr(TerretExecutor) executor = new_oneshot ();
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(GString) err = g_string_new (NULL);
+  g_autofree char *expected = NULL;
+  GPid pid;
+
+  g_test_summary ("A detaching timeout returns the output so far with running set and no "
+                  "status; polls return the rest, stdout and stderr apart, then the status; "
+                  "the key is then idle.");
+
+  detach_ok (executor, PRINT_SESSION "; echo e1 >&2; sleep 1; echo done; echo e2 >&2; exit 4",
+             "s", out, err);
+  result = poll_to_end (executor, "s", out, err);
+
+  g_assert_false (terret_result_get_running (result));
+  g_assert_false (terret_result_get_timed_out (result));
+  g_assert_true (terret_result_get_exited (result));
+  g_assert_cmpint (terret_result_get_exit_status (result), ==, 4);
+
+  pid = parse_pid_text (out);
+  expected = g_strdup_printf ("%d %d\ndone\n", pid, pid);
+  g_assert_cmpstr (out->str, ==, expected);
+  g_assert_cmpstr (err->str, ==, "e1\ne2\n");
+  assert_session_gone (pid);
+
+  assert_poll_error (executor, "s", TERRET_EXEC_ERROR_INVALID_REQUEST);
+  g_clear_object (&result);
+  result = run_command_ok (executor, "echo again");
+  terret_test_assert_bytes_str (terret_result_get_stdout (result), "again\n");
+}
+
+static void
+test_detach_utf8 (void)
+{
+  g_autoptr(TerretExecutor) executor = new_oneshot ();
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(GString) err = g_string_new (NULL);
+
+  g_test_summary ("A character whose bytes straddle the detach leads the next stretch "
+                  "instead of being split between two results.");
+
+  /* "é" is C3 A9: the run detaches between its two bytes, each stretch
+   * is whole characters, and together they are the output. */
+  detach_ok (executor, "printf 'a\\303'; sleep 1; printf '\\251b'", "s", out, err);
+  g_assert_true (g_utf8_validate (out->str, out->len, NULL));
+  for (guint i = 0; i < 1000; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GString) piece = g_string_new (NULL);
+
+      result = terret_executor_poll (executor, "s", 10, NULL, &error);
+      g_assert_no_error (error);
+      append_bytes (piece, terret_result_get_stdout (result));
+      g_assert_true (g_utf8_validate (piece->str, piece->len, NULL));
+      g_string_append_len (out, piece->str, piece->len);
+      if (!terret_result_get_running (result))
+        break;
+      g_clear_object (&result);
+    }
+  g_assert_cmpstr (out->str, ==, "a\303\251b");
+  g_assert_cmpint (terret_result_get_exit_status (result), ==, 0);
+}
+
+static void
+poll_done_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  RunWait *wait = user_data;
+
+  wait->result = terret_executor_poll_finish (TERRET_EXECUTOR (object), result, &wait->error);
+  wait->done = TRUE;
+}
+
+static void
+test_detach_busy (void)
+{
+  g_autoptr(TerretExecutor) executor = new_oneshot ();
+  g_autoptr(TerretRequest) plain = new_request ("echo no");
+  g_autoptr(TerretRequest) other = new_request ("echo other");
+  g_autoptr(TerretRequest) detaching = new_detaching_request ("sleep 300", "c", GUARD_TIMEOUT);
+  g_autoptr(TerretRequest) in_c = new_request ("echo no");
+  g_autoptr(TerretRequest) kill_run = new_request ("sleep 300");
+  g_autoptr(TerretRequest) detach_d = new_detaching_request ("true", "d", GUARD_TIMEOUT);
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(GString) err = g_string_new (NULL);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_auto(RunWait) poll = { 0 };
+  g_auto(RunWait) run_c = { 0 };
+  g_auto(RunWait) run_d = { 0 };
+
+  g_test_summary ("A key with a detached command refuses runs with BUSY while other keys "
+                  "run; a second poll is BUSY; cancelling a poll leaves the command; a run "
+                  "that may detach has its key to itself.");
+
+  terret_request_set_session (plain, "s");
+  terret_request_set_session (other, "t");
+  terret_request_set_session (in_c, "c");
+  terret_request_set_session (kill_run, "d");
+
+  detach_ok (executor, "echo $$; sleep 300", "s", out, err);
+  assert_run_error (executor, plain, TERRET_EXEC_ERROR_BUSY);
+  result = run_ok (executor, other);
+  terret_test_assert_bytes_str (terret_result_get_stdout (result), "other\n");
+  g_clear_object (&result);
+
+  /* A poll that waits, then a second one. */
+  terret_executor_poll_async (executor, "s", GUARD_TIMEOUT, cancellable, poll_done_cb, &poll);
+  assert_poll_error (executor, "s", TERRET_EXEC_ERROR_BUSY);
+  g_cancellable_cancel (cancellable);
+  run_wait_finish (&poll);
+  g_assert_error (poll.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_null (poll.result);
+
+  /* The command goes on: a poll returns at once with running set. */
+  result = terret_executor_poll (executor, "s", 0, NULL, NULL);
+  g_assert_nonnull (result);
+  g_assert_true (terret_result_get_running (result));
+  g_clear_object (&result);
+  assert_run_error (executor, plain, TERRET_EXEC_ERROR_BUSY);
+
+  /* A run that may detach, still in flight: its key is its own. */
+  run_wait_start (executor, detaching, NULL, &run_c);
+  assert_run_error (executor, in_c, TERRET_EXEC_ERROR_BUSY);
+  assert_poll_error (executor, "c", TERRET_EXEC_ERROR_BUSY);
+
+  /* ... and it cannot join a key where runs are in flight. */
+  run_wait_start (executor, kill_run, NULL, &run_d);
+  assert_run_error (executor, detach_d, TERRET_EXEC_ERROR_BUSY);
+  assert_poll_error (executor, "d", TERRET_EXEC_ERROR_INVALID_REQUEST);
+
+  terret_executor_close_session (executor, "c");
+  terret_executor_close_session (executor, "d");
+  run_wait_finish (&run_c);
+  run_wait_finish (&run_d);
+  g_assert_no_error (run_c.error);
+  g_assert_no_error (run_d.error);
+  g_assert_false (terret_result_get_running (run_c.result));
+
+  terret_executor_close_session (executor, "s");
+  assert_poll_error (executor, "s", TERRET_EXEC_ERROR_INVALID_REQUEST);
+  result = run_ok (executor, plain);
+  terret_test_assert_bytes_str (terret_result_get_stdout (result), "no\n");
+}
+
+/* A command whose trap ends it on SIGINT. The sleep runs in the
+ * background, where SIGINT is ignored, and bash waits with `wait`, which
+ * a trapped signal interrupts: an interrupt that comes while bash is
+ * still starting a foreground sleep would otherwise wait for the sleep to
+ * end before the trap runs (a shell's ^C race, not the backend's). */
+#define TRAP_INT "trap 'echo caught; exit 7' INT; echo ready; sleep 100 & wait"
+
+static void
+test_interrupt_trap (void)
+{
+  g_autoptr(TerretExecutor) executor = new_oneshot ();
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(GString) err = g_string_new (NULL);
+
+  g_test_summary ("An interrupt reaches a detached command as SIGINT; a trap that exits "
+                  "is reported by the next poll with its status and output.");
+
+  detach_ok (executor, TRAP_INT, "s", out, err);
+  poll_until (executor, "s", out, "ready\n");
+  g_assert_true (terret_executor_interrupt (executor, "s", NULL));
+  result = poll_to_end (executor, "s", out, err);
+
+  g_assert_true (terret_result_get_exited (result));
+  g_assert_cmpint (terret_result_get_exit_status (result), ==, 7);
+  g_assert_cmpstr (out->str, ==, "ready\ncaught\n");
+}
+
+static void
+ready_cb (TerretRequest *request,
+          TerretStream   stream,
+          GBytes        *data,
+          gpointer       user_data)
+{
+  *(gboolean *)user_data = TRUE;
+}
+
+static void
+test_interrupt_in_flight (void)
+{
+  g_autoptr(TerretExecutor) executor = new_oneshot ();
+  g_autoptr(TerretRequest) request = new_request (TRAP_INT);
+  g_auto(RunWait) wait = { 0 };
+  gboolean ready = FALSE;
+
+  g_test_summary ("An interrupt reaches a run still in flight; its result carries the end.");
+
+  terret_request_set_progress_func (request, ready_cb, &ready, NULL);
+  run_wait_start (executor, request, NULL, &wait);
+  while (!ready)
+    g_main_context_iteration (NULL, TRUE);
+
+  g_assert_true (terret_executor_interrupt (executor, TERRET_DEFAULT_SESSION, NULL));
+  run_wait_finish (&wait);
+  g_assert_no_error (wait.error);
+  g_assert_cmpint (terret_result_get_exit_status (wait.result), ==, 7);
+  terret_test_assert_bytes_str (terret_result_get_stdout (wait.result), "ready\ncaught\n");
+}
+
+static void
+test_interrupt_escalate (void)
+{
+  g_autoptr(TerretExecutor) executor = new_oneshot ();
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(GString) err = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  GPid pid;
+
+  g_test_summary ("A detached command that ignores the interrupt is killed with its whole "
+                  "process group after interrupt-grace; nothing is left.");
+
+  g_assert_true (terret_executor_set_setting (executor, "interrupt-grace", "0.2", &error));
+  g_assert_no_error (error);
+  detach_ok (executor, "trap '' INT; " PRINT_SESSION "; sleep 100 & sleep 100", "s", out, err);
+  poll_until (executor, "s", out, "\n");
+  pid = parse_pid_text (out);
+
+  g_assert_true (terret_executor_interrupt (executor, "s", &error));
+  g_assert_no_error (error);
+  result = poll_to_end (executor, "s", out, err);
+
+  g_assert_false (terret_result_get_exited (result));
+  g_assert_false (terret_result_get_running (result));
+  g_assert_nonnull (strstr (terret_result_get_notice (result), "after it was interrupted"));
+  assert_session_gone (pid);
+  assert_poll_error (executor, "s", TERRET_EXEC_ERROR_INVALID_REQUEST);
+}
+
+static void
+test_interactive_idle (void)
+{
+  g_autoptr(TerretExecutor) executor = new_oneshot ();
+  g_autoptr(GBytes) data = g_bytes_new_static ("x\n", 2);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(GString) err = g_string_new (NULL);
+
+  g_test_summary ("Poll and interrupt of an idle key are INVALID_REQUEST; input is never "
+                  "supported, stdin being /dev/null.");
+
+  assert_poll_error (executor, "s", TERRET_EXEC_ERROR_INVALID_REQUEST);
+  g_assert_false (terret_executor_interrupt (executor, "s", &error));
+  g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST);
+  g_clear_error (&error);
+
+  detach_ok (executor, "sleep 300", "s", out, err);
+  g_assert_false (terret_executor_send_input (executor, "s", data, &error));
+  g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_NOT_SUPPORTED);
+  terret_executor_close_all (executor);
+}
+
+/* Iterates the default main context until process @pid has ended and
+ * everything its end makes ready was dispatched. */
+static void
+iterate_until_gone (GPid pid)
+{
+  while (terret_test_process_alive (pid))
+    g_main_context_iteration (NULL, TRUE);
+  while (g_main_context_pending (NULL))
+    g_main_context_iteration (NULL, FALSE);
+}
+
+/* Detaches a command on the default main context; returns its pid,
+ * which it writes to a file so that it is known however late it runs. */
+static GPid
+detach_async (TerretExecutor *executor,
+              const char     *session)
+{
+  g_autofree char *dir = terret_test_make_tmpdir ();
+  g_autofree char *pid_file = g_build_filename (dir, "pid", NULL);
+  g_autofree char *quoted = g_shell_quote (pid_file);
+  g_autofree char *command = g_strdup_printf ("echo $$ > %s.new && mv %s.new %s; sleep 1; exit 3",
+                                              quoted, quoted, quoted);
+  g_autoptr(TerretRequest) request = new_detaching_request (command, session, 0.2);
+  g_autofree char *text = NULL;
+  g_auto(RunWait) wait = { 0 };
+  GPid pid;
+
+  run_wait_start (executor, request, NULL, &wait);
+  run_wait_finish (&wait);
+  g_assert_no_error (wait.error);
+  g_assert_true (terret_result_get_running (wait.result));
+
+  while (!g_file_get_contents (pid_file, &text, NULL, NULL))
+    g_main_context_iteration (NULL, TRUE);
+  pid = (GPid)g_ascii_strtoll (text, NULL, 10);
+  g_assert_cmpint (pid, >, 1);
+  return pid;
+}
+
+static void
+test_detach_parked (void)
+{
+  g_autoptr(TerretExecutor) executor = new_oneshot ();
+  g_autoptr(TerretRequest) next = new_request ("echo next");
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_test_summary ("A detached command that ended with nobody polling: the next poll gets "
+                  "its end at once; or the next run drops it and says so.");
+
+  iterate_until_gone (detach_async (executor, "a"));
+  result = terret_executor_poll (executor, "a", 0, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_false (terret_result_get_running (result));
+  g_assert_cmpint (terret_result_get_exit_status (result), ==, 3);
+  g_clear_object (&result);
+  assert_poll_error (executor, "a", TERRET_EXEC_ERROR_INVALID_REQUEST);
+
+  iterate_until_gone (detach_async (executor, "b"));
+  terret_request_set_session (next, "b");
+  result = run_ok (executor, next);
+  terret_test_assert_bytes_str (terret_result_get_stdout (result), "next\n");
+  g_assert_nonnull (strstr (terret_result_get_notice (result), "ended with status 3"));
+  assert_poll_error (executor, "b", TERRET_EXEC_ERROR_INVALID_REQUEST);
+}
+
+static void
+test_detach_close (void)
+{
+  g_autoptr(TerretExecutor) executor = new_oneshot ();
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(GString) err = g_string_new (NULL);
+  GPid a, b;
+
+  g_test_summary ("Closing a key, or dropping the executor, kills a detached command with "
+                  "everything it started.");
+
+  detach_ok (executor, PRINT_SESSION "; sleep 300 & sleep 300", "a", out, err);
+  poll_until (executor, "a", out, "\n");
+  a = parse_pid_text (out);
+  g_string_truncate (out, 0);
+  detach_ok (executor, PRINT_SESSION "; sleep 300 & sleep 300", "b", out, err);
+  poll_until (executor, "b", out, "\n");
+  b = parse_pid_text (out);
+
+  terret_executor_close_session (executor, "a");
+  assert_session_gone (a);
+  assert_poll_error (executor, "a", TERRET_EXEC_ERROR_INVALID_REQUEST);
+  g_assert_true (terret_test_process_alive (b));
+
+  g_clear_object (&executor);
+  assert_session_gone (b);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1129,6 +1617,15 @@ main (int   argc,
   g_test_add_func ("/oneshot/concurrent", test_concurrent);
   g_test_add_func ("/oneshot/close/session", test_close_session);
   g_test_add_func ("/oneshot/close/dispose", test_close_dispose);
+  g_test_add_func ("/oneshot/interactive/detach-poll", test_detach_poll);
+  g_test_add_func ("/oneshot/interactive/detach-utf8", test_detach_utf8);
+  g_test_add_func ("/oneshot/interactive/busy", test_detach_busy);
+  g_test_add_func ("/oneshot/interactive/interrupt-trap", test_interrupt_trap);
+  g_test_add_func ("/oneshot/interactive/interrupt-in-flight", test_interrupt_in_flight);
+  g_test_add_func ("/oneshot/interactive/interrupt-escalate", test_interrupt_escalate);
+  g_test_add_func ("/oneshot/interactive/idle", test_interactive_idle);
+  g_test_add_func ("/oneshot/interactive/parked", test_detach_parked);
+  g_test_add_func ("/oneshot/interactive/close", test_detach_close);
 
   return g_test_run ();
 }

@@ -1143,16 +1143,23 @@ static void
 test_detach_input_poll (void)
 {
   g_autoptr(TerretExecutor) executor = NULL;
-  g_autoptr(TerretRequest) request = new_request ("read x; echo \"[$x]\"");
+  g_autoptr(TerretRequest) request = NULL;
   g_autoptr(TerretRequest) busy = new_request ("echo no");
   g_autoptr(TerretResult) result = NULL;
   g_autoptr(GBytes) data = g_bytes_new_static ("abc\n", 4);
   g_autoptr(GString) out = g_string_new (NULL);
   g_autoptr(GError) error = NULL;
 
-  REQUIRE_CAPS (TERRET_CAPABILITY_DETACH | TERRET_CAPABILITY_POLL | TERRET_CAPABILITY_INPUT);
+  REQUIRE_CAPS (TERRET_CAPABILITY_DETACH | TERRET_CAPABILITY_POLL);
   g_test_summary ("A detaching timeout returns running with no status; the session is busy; "
-                  "input reaches the command; polls collect its output to its status.");
+                  "input reaches the command (with INPUT); polls collect its output to its "
+                  "status.");
+
+  /* Without input the answer comes after a pause that outlasts the timeout. */
+  if ((kit.caps & TERRET_CAPABILITY_INPUT) != 0)
+    request = new_request ("read x; echo \"[$x]\"");
+  else
+    request = new_request ("sleep 1; echo '[abc]'");
 
   executor = new_executor ();
   terret_request_set_timeout (request, 0.3);
@@ -1167,8 +1174,11 @@ test_detach_input_poll (void)
   g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_BUSY);
   g_clear_error (&error);
 
-  g_assert_true (terret_executor_send_input (executor, "default", data, &error));
-  g_assert_no_error (error);
+  if ((kit.caps & TERRET_CAPABILITY_INPUT) != 0)
+    {
+      g_assert_true (terret_executor_send_input (executor, "default", data, &error));
+      g_assert_no_error (error);
+    }
   result = poll_to_end (executor, "default", out);
   g_assert_true (terret_result_get_exited (result));
   g_assert_cmpint (terret_result_get_exit_status (result), ==, 0);

@@ -7,7 +7,9 @@
 #include <math.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/pidfd.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gio/gio.h>
@@ -28,6 +30,13 @@
  * not only bash. stdout and stderr are read apart through non-blocking
  * pipes watched by fd sources, kept as a bounded tail per stream and
  * streamed line by line to the request's progress callback.
+ *
+ * A request whose timeout detaches leaves its command running: the run
+ * returns the output so far, polls of its session key collect the rest
+ * in stretches and finally its status, and an interrupt sends SIGINT to
+ * its group, then SIGKILL after `interrupt-grace`. stdin stays
+ * /dev/null, so there is no input. Such a command needs its session key
+ * to itself, which keeps "the command of a session" unambiguous.
  */
 
 #define TERRET_TYPE_ONESHOT_EXECUTOR (terret_oneshot_executor_get_type ())
@@ -54,6 +63,11 @@ G_DECLARE_FINAL_TYPE (TerretOneshotExecutor, terret_oneshot_executor, TERRET, ON
 #define DEFAULT_DRAIN_GRACE 0.25
 #define DEFAULT_SHELL "bash"
 
+/* How many chunks a poll reads from each pipe before it decides whether
+ * to wait: what a pipe holds, bounded so a command printing without
+ * pause cannot keep the poll here. */
+#define POLL_READS 16
+
 struct _TerretOneshotExecutor
 {
   GObject parent_instance;
@@ -64,6 +78,11 @@ struct _TerretOneshotExecutor
   GStrv env;                    /* (owned) */
   double drain_grace;
   char *shell;                  /* (owned) */
+  double interrupt_grace;
+
+  /* The ends of detached commands that no poll collected yet, by session
+   * key; the next poll of the key returns it, the next run drops it. */
+  GHashTable *parked;           /* (owned) (element-type utf8 TerretResult) */
 
   /* Runs in flight, each with its session key, so close_session() and
    * close_all() find the process groups to kill. A plain array: one-shot
@@ -87,6 +106,7 @@ enum {
   PROP_ENV,
   PROP_DRAIN_GRACE,
   PROP_SHELL,
+  PROP_INTERRUPT_GRACE,
   N_PROPS
 };
 
@@ -99,6 +119,7 @@ typedef enum {
   RUN_END_TIMEOUT,
   RUN_END_CANCELLED,
   RUN_END_CLOSED,
+  RUN_END_INTERRUPTED,          /* still running when the interrupt grace ran out */
 } RunEnd;
 
 typedef struct _Run Run;
@@ -111,6 +132,7 @@ typedef struct
   GSource *source;              /* (owned) (nullable) */
   TerretTailCapture *capture;   /* (owned) */
   GByteArray *line;             /* (owned) (nullable) partial line, when framing */
+  gsize carry;                  /* bytes of the capture carried over from the last stretch */
 } RunStream;
 
 struct _Run
@@ -122,18 +144,32 @@ struct _Run
   GMainContext *context;            /* (owned) */
 
   GPid pid;                         /* bash, leader of its own process group */
+  int exit_fd;                      /* (owned) a pidfd; -1 without: a child watch then */
   double timeout;
   double drain_grace;
+  double interrupt_grace;
+  gint64 escalate_at;               /* monotonic time of the interrupt's kill */
+  gsize window;
+  TerretTimeoutAction timeout_action;
   int wait_status;
   RunEnd end;
   guint exited : 1;                 /* bash has been reaped */
   guint exited_on_its_own : 1;      /* ... before anything stopped the run */
-  guint left_processes : 1;         /* the final group kill found someone */
+  guint status_lost : 1;            /* ... by someone else, status unknown */
+  guint detached : 1;               /* the run returned; polls take the rest */
 
-  GSource *child_source;            /* (owned) (nullable) */
+  GSource *child_source;            /* (owned) (nullable) pidfd source or child watch */
   GSource *timeout_source;          /* (owned) (nullable) */
   GSource *cancel_source;           /* (owned) (nullable) */
   GSource *grace_source;            /* (owned) (nullable) */
+  GSource *escalate_source;         /* (owned) (nullable) */
+
+  GTask *poll_task;                 /* (owned) (nullable) */
+  GSource *poll_timeout_source;     /* (owned) (nullable) */
+  GSource *poll_cancel_source;      /* (owned) (nullable) */
+
+  /* Said at the start of the next result, e.g. a dropped parked end. */
+  GString *notices;                 /* (owned) */
 
   RunStream streams[2];
   guint8 *buffer;                   /* (owned) READ_CHUNK bytes */
@@ -141,6 +177,7 @@ struct _Run
 
 static void run_check_done (Run *run);
 static void run_complete (Run *run);
+static void run_detach (Run *run);
 
 /* g_set_str() arrived in GLib 2.76; this is its contract. */
 static gboolean
@@ -301,6 +338,37 @@ run_stream_drain (RunStream *rs)
   run_stream_close (rs);
 }
 
+/* Reads one chunk into the stream. Returns FALSE once the stream is
+ * closed (end of file, or an error that leaves nothing to read);
+ * @would_block says the pipe is empty for now. Never completes the run. */
+static gboolean
+run_stream_read_once (RunStream *rs,
+                      gboolean  *would_block)
+{
+  gssize n;
+
+  *would_block = FALSE;
+  n = read (rs->fd, rs->run->buffer, READ_CHUNK);
+  if (n > 0)
+    {
+      run_stream_take (rs, rs->run->buffer, n);
+      return TRUE;
+    }
+  if (n < 0 && errno == EINTR)
+    return TRUE;
+  if (n < 0 && errno == EAGAIN)
+    {
+      *would_block = TRUE;
+      return TRUE;
+    }
+
+  run_stream_close (rs);
+  return FALSE;
+}
+
+static gboolean run_has_news (Run *run);
+static void run_poll_return (Run *run);
+
 static gboolean
 run_stream_ready_cb (int          fd,
                      GIOCondition condition,
@@ -308,21 +376,19 @@ run_stream_ready_cb (int          fd,
 {
   RunStream *rs = user_data;
   Run *run = rs->run;
-  gssize n;
+  gboolean would_block;
 
-  n = read (fd, run->buffer, READ_CHUNK);
-  if (n > 0)
+  if (!run_stream_read_once (rs, &would_block))
     {
-      run_stream_take (rs, run->buffer, n);
-      return G_SOURCE_CONTINUE;
+      run_check_done (run);   /* may complete and free the run */
+      return G_SOURCE_REMOVE;
     }
-  if (n < 0 && (errno == EINTR || errno == EAGAIN))
-    return G_SOURCE_CONTINUE;
 
-  /* End of file, or an error that leaves nothing more to read. */
-  run_stream_close (rs);
-  run_check_done (run);   /* may complete and free the run */
-  return G_SOURCE_REMOVE;
+  /* Last: answering the poll may run its callback, which may close the
+   * session and free the run. */
+  if (run->poll_task != NULL && run_has_news (run))
+    run_poll_return (run);
+  return G_SOURCE_CONTINUE;
 }
 
 /* --- Run lifetime -------------------------------------------------------- */
@@ -334,6 +400,9 @@ run_free (Run *run)
   clear_source (&run->timeout_source);
   clear_source (&run->cancel_source);
   clear_source (&run->grace_source);
+  clear_source (&run->escalate_source);
+  clear_source (&run->poll_timeout_source);
+  clear_source (&run->poll_cancel_source);
 
   for (guint i = 0; i < G_N_ELEMENTS (run->streams); i++)
     {
@@ -347,11 +416,17 @@ run_free (Run *run)
         g_byte_array_unref (rs->line);
     }
 
+  if (run->exit_fd >= 0)
+    g_close (run->exit_fd, NULL);
+
   g_clear_object (&run->task);
+  g_clear_object (&run->poll_task);
   g_clear_object (&run->request);
   g_clear_pointer (&run->session, g_free);
   g_clear_pointer (&run->context, g_main_context_unref);
   g_clear_pointer (&run->buffer, g_free);
+  if (run->notices != NULL)
+    g_string_free (run->notices, TRUE);
   g_free (run);
 }
 
@@ -394,9 +469,8 @@ run_schedule_complete (Run   *run,
   g_source_attach (run->grace_source, run->context);
 }
 
-/* Stops a run for @end: kill the group now; the run completes when the
- * child watch has reaped bash (or at once, from the loop, if it already
- * has). */
+/* Stops a run for @end: kill the group now; the run completes when bash
+ * has been reaped (or at once, from the loop, if it already has). */
 static void
 run_stop (Run    *run,
           RunEnd  end)
@@ -405,6 +479,7 @@ run_stop (Run    *run,
     run->end = end;
 
   clear_source (&run->timeout_source);
+  clear_source (&run->escalate_source);
   run_kill_group (run);
 
   if (run->exited)
@@ -431,6 +506,32 @@ run_check_done (Run *run)
     run_schedule_complete (run, seconds_to_ms (run->drain_grace));
 }
 
+/* Records that bash has been reaped, without completing the run. */
+static void
+run_set_exited (Run      *run,
+                int       wait_status,
+                gboolean  status_lost)
+{
+  run->exited = TRUE;
+  run->wait_status = wait_status;
+  run->status_lost = status_lost;
+  run->exited_on_its_own = (run->end == RUN_END_NONE);
+
+  /* The deadline and the interrupt's grace are for the command; what is
+   * left is a bounded drain. */
+  clear_source (&run->timeout_source);
+  clear_source (&run->escalate_source);
+}
+
+static void
+run_after_exit (Run *run)
+{
+  if (run->end != RUN_END_NONE)
+    run_complete (run);
+  else
+    run_check_done (run);
+}
+
 static void
 run_child_exited_cb (GPid     pid,
                      int      wait_status,
@@ -438,18 +539,70 @@ run_child_exited_cb (GPid     pid,
 {
   Run *run = user_data;
 
-  run->exited = TRUE;
-  run->wait_status = wait_status;
-  run->exited_on_its_own = (run->end == RUN_END_NONE);
   g_clear_pointer (&run->child_source, g_source_unref);
+  run_set_exited (run, wait_status, FALSE);
+  run_after_exit (run);
+}
 
-  /* The deadline is for the command; what is left is a bounded grace. */
-  clear_source (&run->timeout_source);
+/* Reaps bash if it has ended. Returns whether bash is gone. With a child
+ * watch (no pidfd) this may race GLib's own reaping, which then keeps
+ * the status in the old source: the command's status is lost. */
+static gboolean
+run_reap (Run *run)
+{
+  int wait_status = 0;
+  pid_t ret;
 
-  if (run->end != RUN_END_NONE)
-    run_complete (run);
+  if (run->exited)
+    return TRUE;
+
+  do
+    ret = waitpid (run->pid, &wait_status, WNOHANG);
+  while (ret < 0 && errno == EINTR);
+
+  if (ret == 0)
+    return FALSE;
+
+  clear_source (&run->child_source);
+  /* ECHILD: someone else reaped it; it is gone, its status unknown. */
+  run_set_exited (run, wait_status, ret < 0);
+  return TRUE;
+}
+
+static gboolean
+run_pidfd_ready_cb (int          fd,
+                    GIOCondition condition,
+                    gpointer     user_data)
+{
+  Run *run = user_data;
+
+  if (!run_reap (run))
+    return G_SOURCE_CONTINUE;
+
+  run_after_exit (run);   /* may complete and free the run */
+  return G_SOURCE_REMOVE;
+}
+
+/* Watches for bash's end on the run's context. A pidfd where the kernel
+ * has them: the run reaps bash itself, so a detached command can move to
+ * another context (as each sync poll moves it) without losing its
+ * status. Otherwise a child watch, which keeps the status it reaped
+ * inside the source (see run_adopt_context()). */
+static void
+run_watch_child (Run *run)
+{
+  if (run->exit_fd >= 0)
+    {
+      run->child_source = g_unix_fd_source_new (run->exit_fd, G_IO_IN);
+      g_source_set_callback (run->child_source, G_SOURCE_FUNC (run_pidfd_ready_cb), run, NULL);
+    }
   else
-    run_check_done (run);
+    {
+      run->child_source = g_child_watch_source_new (run->pid);
+      g_source_set_callback (run->child_source, G_SOURCE_FUNC (run_child_exited_cb), run, NULL);
+    }
+  g_source_set_static_name (run->child_source, "[terret-oneshot] child watch");
+  g_source_attach (run->child_source, run->context);
 }
 
 static gboolean
@@ -458,7 +611,10 @@ run_timeout_cb (gpointer user_data)
   Run *run = user_data;
 
   g_clear_pointer (&run->timeout_source, g_source_unref);
-  run_stop (run, RUN_END_TIMEOUT);
+  if (run->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
+    run_detach (run);   /* last: the run's callback may free the run */
+  else
+    run_stop (run, RUN_END_TIMEOUT);
   return G_SOURCE_REMOVE;
 }
 
@@ -471,6 +627,28 @@ run_cancelled_cb (GCancellable *cancellable,
   g_clear_pointer (&run->cancel_source, g_source_unref);
   run_stop (run, RUN_END_CANCELLED);
   return G_SOURCE_REMOVE;
+}
+
+static gboolean
+run_escalate_cb (gpointer user_data)
+{
+  Run *run = user_data;
+
+  g_clear_pointer (&run->escalate_source, g_source_unref);
+  run_stop (run, RUN_END_INTERRUPTED);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+run_attach_escalation (Run *run)
+{
+  gint64 left = MAX (run->escalate_at - g_get_monotonic_time (), 0);
+
+  clear_source (&run->escalate_source);
+  run->escalate_source = g_timeout_source_new ((guint)MIN ((left + 999) / 1000, (gint64)G_MAXUINT));
+  g_source_set_static_name (run->escalate_source, "[terret-oneshot] interrupt grace");
+  g_source_set_callback (run->escalate_source, run_escalate_cb, run, NULL);
+  g_source_attach (run->escalate_source, run->context);
 }
 
 static void
@@ -487,13 +665,148 @@ add_dropped_notice (TerretResult *result,
   terret_result_add_notice (result, notice);
 }
 
+static TerretTailCapture *
+run_new_capture (Run *run)
+{
+  /* The overshoot a quarter of the window, and at most the default:
+   * each eviction then moves at most the window after at least a
+   * quarter of it arrived (amortized-linear), and a small max-output
+   * keeps a small peak (window + overshoot) instead of a fixed 256 KiB
+   * of slack. */
+  return terret_tail_capture_new (run->window,
+                                  CLAMP (run->window / 4, 4096,
+                                         TERRET_TAIL_CAPTURE_DEFAULT_OVERSHOOT));
+}
+
+/* The output since the last result (the detaching run's, or the last
+ * poll's) as a result of its own; unless @final, the next stretch starts
+ * empty under the same cap. A stretch never ends inside a character: an
+ * incomplete one at its end (at most three bytes) leads the next, so the
+ * stretches joined are the stream exactly. */
+static TerretResult *
+run_take_stretch (Run      *run,
+                  gboolean  final)
+{
+  TerretResult *result = terret_result_new ();
+
+  if (run->notices->len > 0)
+    {
+      terret_result_add_notice (result, run->notices->str);
+      g_string_truncate (run->notices, 0);
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (run->streams); i++)
+    {
+      RunStream *rs = &run->streams[i];
+      g_autoptr(GBytes) bytes = NULL;
+      g_autoptr(GBytes) kept = NULL;
+      guint64 dropped = 0;
+      gsize len = 0;
+      const guint8 *data;
+      gsize whole;
+
+      bytes = terret_tail_capture_finish (rs->capture, &dropped);
+      g_clear_pointer (&rs->capture, terret_tail_capture_free);
+      data = g_bytes_get_data (bytes, &len);
+      whole = final ? len : terret_utf8_whole_prefix (data, len);
+      kept = whole == len ? g_bytes_ref (bytes) : g_bytes_new_from_bytes (bytes, 0, whole);
+
+      if (rs->stream == TERRET_STREAM_STDOUT)
+        terret_result_set_stdout (result, kept);
+      else
+        terret_result_set_stderr (result, kept);
+
+      /* The tail is kept, so the omitted bytes sit before all of it. */
+      terret_result_set_dropped (result, rs->stream, dropped, 0);
+      if (dropped > 0)
+        add_dropped_notice (result, rs->stream, whole, dropped);
+
+      if (!final)
+        {
+          rs->capture = run_new_capture (run);
+          rs->carry = len - whole;
+          terret_tail_capture_append (rs->capture, data + whole, rs->carry);
+        }
+    }
+
+  terret_result_set_running (result, !final);
+  return result;
+}
+
+/* Whether a poll has anything to return: bytes beyond an incomplete
+ * character carried over from the last stretch. */
+static gboolean
+run_has_news (Run *run)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (run->streams); i++)
+    if (terret_tail_capture_get_seen (run->streams[i].capture) > run->streams[i].carry)
+      return TRUE;
+
+  return run->notices->len > 0;
+}
+
+/* Answers the poll in flight with the stretch so far. Callers touch
+ * nothing of the run afterwards: the poll's callback may free it. */
+static void
+run_poll_return (Run *run)
+{
+  g_autoptr(GTask) task = g_steal_pointer (&run->poll_task);
+
+  clear_source (&run->poll_timeout_source);
+  clear_source (&run->poll_cancel_source);
+  if (task != NULL)
+    g_task_return_pointer (task, run_take_stretch (run, FALSE), g_object_unref);
+}
+
+/* The timeout detaches: the run returns the output so far and the
+ * command goes on, read as before, its output kept (under the same cap)
+ * for the next poll. The run's cancellable was for the run call, which
+ * is over; so is the progress callback, whose owner has its result. */
+static void
+run_detach (Run *run)
+{
+  g_autoptr(GTask) task = g_steal_pointer (&run->task);
+  g_autofree char *seconds = format_seconds (run->timeout);
+  g_autofree char *notice = NULL;
+  TerretResult *result;
+
+  clear_source (&run->cancel_source);
+  run->detached = TRUE;
+
+  for (guint i = 0; i < G_N_ELEMENTS (run->streams); i++)
+    {
+      RunStream *rs = &run->streams[i];
+
+      if (rs->line == NULL)
+        continue;
+      /* The line so far, up to a character still arriving: the callback
+       * hears of everything the detaching result holds. */
+      if (rs->line->len > 0)
+        terret_request_report_progress (run->request, rs->stream, rs->line->data,
+                                        terret_utf8_whole_prefix (rs->line->data,
+                                                                  rs->line->len));
+      g_clear_pointer (&rs->line, g_byte_array_unref);
+    }
+
+  result = run_take_stretch (run, FALSE);
+  notice = g_strdup_printf ("Still running after %ss; the command goes on. Poll session "
+                            "“%s” for its further output and final status, or interrupt it; "
+                            "new runs in that session are refused until it ends.",
+                            seconds, run->session);
+  terret_result_add_notice (result, notice);
+  terret_result_set_timed_out (result, TRUE);
+  g_task_return_pointer (task, result, g_object_unref);
+}
+
 /* Ends the run: bash has been reaped (or, for a grace that ran out, was
  * reaped earlier). Kills what is left of the group, collects what the
- * pipes still hold, and returns the result or the cancellation. Frees
- * @run: callers must not touch it afterwards. */
+ * pipes still hold, and returns the result or the cancellation to the
+ * run, or, for a detached command, to the poll in flight, or parks it for
+ * the next poll. Frees @run: callers must not touch it afterwards. */
 static void
 run_complete (Run *run)
 {
+  TerretOneshotExecutor *self = run->executor;
   g_autoptr(TerretResult) result = NULL;
   g_autoptr(GTask) task = NULL;
   gboolean anyone_left;
@@ -503,6 +816,9 @@ run_complete (Run *run)
   clear_source (&run->timeout_source);
   clear_source (&run->cancel_source);
   clear_source (&run->grace_source);
+  clear_source (&run->escalate_source);
+  clear_source (&run->poll_timeout_source);
+  clear_source (&run->poll_cancel_source);
 
   /* Whatever the command started goes with it: a run leaves nothing
    * behind. A process that must outlive the run has to leave the group
@@ -513,8 +829,10 @@ run_complete (Run *run)
     if (run->streams[i].fd >= 0)
       run_stream_drain (&run->streams[i]);
 
-  g_ptr_array_remove_fast (run->executor->runs, run);
+  g_ptr_array_remove_fast (self->runs, run);
   task = g_steal_pointer (&run->task);
+  if (task == NULL)
+    task = g_steal_pointer (&run->poll_task);
 
   if (run->end == RUN_END_CANCELLED)
     {
@@ -524,30 +842,12 @@ run_complete (Run *run)
       return;
     }
 
-  result = terret_result_new ();
+  result = run_take_stretch (run, TRUE);
 
   /* A status is reported only when bash ended on its own: a status read
    * from a process we killed would be ours, not the command's. */
-  if (run->exited_on_its_own)
+  if (run->exited_on_its_own && !run->status_lost)
     terret_result_set_wait_status (result, run->wait_status);
-
-  for (guint i = 0; i < G_N_ELEMENTS (run->streams); i++)
-    {
-      RunStream *rs = &run->streams[i];
-      g_autoptr(GBytes) bytes = NULL;
-      guint64 dropped = 0;
-
-      bytes = terret_tail_capture_finish (rs->capture, &dropped);
-      if (rs->stream == TERRET_STREAM_STDOUT)
-        terret_result_set_stdout (result, bytes);
-      else
-        terret_result_set_stderr (result, bytes);
-
-      /* The tail is kept, so the omitted bytes sit before all of it. */
-      terret_result_set_dropped (result, rs->stream, dropped, 0);
-      if (dropped > 0)
-        add_dropped_notice (result, rs->stream, g_bytes_get_size (bytes), dropped);
-    }
 
   switch (run->end)
     {
@@ -569,6 +869,21 @@ run_complete (Run *run)
         terret_result_add_notice (result, "The session was closed; the command was killed.");
       break;
 
+    case RUN_END_INTERRUPTED:
+      {
+        g_autofree char *seconds = format_seconds (run->interrupt_grace);
+        g_autofree char *notice = NULL;
+
+        if (run->exited_on_its_own)
+          notice = g_strdup_printf ("Processes the command left running were still there %ss "
+                                    "after the interrupt and were killed.", seconds);
+        else
+          notice = g_strdup_printf ("The command was still running %ss after it was interrupted, "
+                                    "so it was killed with its process group.", seconds);
+        terret_result_add_notice (result, notice);
+      }
+      break;
+
     case RUN_END_NONE:
       if (anyone_left)
         terret_result_add_notice (result, "Processes the command left running were killed when it ended.");
@@ -579,8 +894,79 @@ run_complete (Run *run)
       g_assert_not_reached ();
     }
 
+  /* A detached command's end that nobody waits for: the next poll of its
+   * key collects it, unless the key was closed. */
+  if (task == NULL && run->end != RUN_END_CLOSED)
+    g_hash_table_replace (self->parked, g_strdup (run->session), g_steal_pointer (&result));
+
   run_free (run);
-  g_task_return_pointer (task, g_steal_pointer (&result), g_object_unref);
+  if (task != NULL)
+    g_task_return_pointer (task, g_steal_pointer (&result), g_object_unref);
+}
+
+/* Ends a detached command nobody waits for at once: kill its group, reap
+ * bash (SIGKILL cannot be ignored, so the wait is short) and free the
+ * run, with no result. For a close or a disposal, where no main loop may
+ * ever run the command's context again. */
+static void
+run_end_now (Run *run)
+{
+  g_assert (run->task == NULL && run->poll_task == NULL);
+
+  run_kill_group (run);
+  clear_source (&run->child_source);
+  if (!run->exited)
+    {
+      int wait_status;
+
+      /* ECHILD (a child watch that reaped it already) means gone too. */
+      while (waitpid (run->pid, &wait_status, 0) < 0 && errno == EINTR)
+        ;
+    }
+
+  g_ptr_array_remove_fast (run->executor->runs, run);
+  run_free (run);
+}
+
+/* A detached command is read on the main context of whoever last asked
+ * for it (the run, then each poll): the one its caller iterates. */
+static void
+run_adopt_context (Run *run)
+{
+  g_autoptr(GMainContext) context = g_main_context_ref_thread_default ();
+
+  if (context == run->context)
+    return;
+
+  g_main_context_unref (run->context);
+  run->context = g_steal_pointer (&context);
+
+  for (guint i = 0; i < G_N_ELEMENTS (run->streams); i++)
+    {
+      RunStream *rs = &run->streams[i];
+
+      if (rs->source == NULL)
+        continue;
+      clear_source (&rs->source);
+      rs->source = g_unix_fd_source_new (rs->fd, G_IO_IN | G_IO_HUP | G_IO_ERR);
+      g_source_set_static_name (rs->source, "[terret-oneshot] output");
+      g_source_set_callback (rs->source, G_SOURCE_FUNC (run_stream_ready_cb), rs, NULL);
+      g_source_attach (rs->source, run->context);
+    }
+
+  if (run->child_source != NULL)
+    {
+      clear_source (&run->child_source);
+      /* A child watch may have reaped bash already on the old context;
+       * run_reap() then finds it gone, its status lost. */
+      if (run->exit_fd >= 0 || !run_reap (run))
+        run_watch_child (run);
+    }
+
+  if (run->grace_source != NULL)
+    run_schedule_complete (run, seconds_to_ms (run->drain_grace));
+  if (run->escalate_source != NULL)
+    run_attach_escalation (run);
 }
 
 /* --- Spawning -------------------------------------------------------------- */
@@ -743,10 +1129,9 @@ run_spawn (Run            *run,
       g_source_attach (rs->source, run->context);
     }
 
-  run->child_source = g_child_watch_source_new (run->pid);
-  g_source_set_static_name (run->child_source, "[terret-oneshot] child watch");
-  g_source_set_callback (run->child_source, G_SOURCE_FUNC (run_child_exited_cb), run, NULL);
-  g_source_attach (run->child_source, run->context);
+  /* bash is not reaped yet, so its pid still names it. */
+  run->exit_fd = pidfd_open (run->pid, 0);
+  run_watch_child (run);
 
   run->timeout_source = g_timeout_source_new (seconds_to_ms (run->timeout));
   g_source_set_static_name (run->timeout_source, "[terret-oneshot] timeout");
@@ -754,6 +1139,252 @@ run_spawn (Run            *run,
   g_source_attach (run->timeout_source, run->context);
 
   return TRUE;
+}
+
+/* --- Session keys ------------------------------------------------------ */
+
+/* Whether @run still holds its session key: a closed run is on its way
+ * out and no longer reachable by key. */
+static gboolean
+run_in_session (Run        *run,
+                const char *session)
+{
+  return run->end != RUN_END_CLOSED && g_strcmp0 (run->session, session) == 0;
+}
+
+/* Runs of one key are independent, except around a command that may
+ * detach: it needs the key to itself, so that a poll or an interrupt of
+ * the key can only mean that command. */
+static gboolean
+check_session_free (TerretOneshotExecutor  *self,
+                    TerretRequest          *request,
+                    GError                **error)
+{
+  const char *session = terret_request_get_session (request);
+  gboolean detaching = terret_request_get_timeout_action (request) == TERRET_TIMEOUT_ACTION_DETACH;
+
+  for (guint i = 0; i < self->runs->len; i++)
+    {
+      Run *run = g_ptr_array_index (self->runs, i);
+
+      if (!run_in_session (run, session))
+        continue;
+
+      if (run->detached)
+        {
+          g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_BUSY,
+                       "Session “%s” has a command a timeout detached from; poll it or "
+                       "interrupt it, and run again once it ended", session);
+          return FALSE;
+        }
+      if (run->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
+        {
+          g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_BUSY,
+                       "Session “%s” is running a command whose timeout detaches; it has "
+                       "the session to itself until it ends", session);
+          return FALSE;
+        }
+      if (detaching)
+        {
+          g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_BUSY,
+                       "Session “%s” is running other commands; a command whose timeout "
+                       "detaches needs the session to itself", session);
+          return FALSE;
+        }
+    }
+
+  return TRUE;
+}
+
+/* --- Interrupt and poll ------------------------------------------------ */
+
+static gboolean
+terret_oneshot_executor_interrupt (TerretExecutor  *executor,
+                                   const char      *session,
+                                   GError         **error)
+{
+  TerretOneshotExecutor *self = TERRET_ONESHOT_EXECUTOR (executor);
+  gboolean found = FALSE;
+
+  /* Every command of the key: among runs in flight together none is the
+   * foreground one, and a close ends them all alike. */
+  for (guint i = 0; i < self->runs->len; i++)
+    {
+      Run *run = g_ptr_array_index (self->runs, i);
+
+      if (!run_in_session (run, session) || run->end != RUN_END_NONE)
+        continue;
+
+      found = TRUE;
+      /* bash gone, the group draining: the drain grace bounds it. */
+      if (run->exited)
+        continue;
+
+      /* SIGINT to the group, as ^C does to a terminal's foreground group.
+       * A later interrupt keeps the grace that runs. */
+      kill (-run->pid, SIGINT);
+      if (run->escalate_source == NULL)
+        {
+          run->escalate_at = g_get_monotonic_time () + (gint64)(run->interrupt_grace * G_USEC_PER_SEC);
+          run_attach_escalation (run);
+        }
+    }
+
+  if (!found)
+    {
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                   "Nothing is running in session “%s” to interrupt", session);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+static gboolean
+run_poll_timeout_cb (gpointer user_data)
+{
+  run_poll_return (user_data);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+run_poll_cancelled_cb (GCancellable *cancellable,
+                       gpointer      user_data)
+{
+  Run *run = user_data;
+  g_autoptr(GTask) task = g_steal_pointer (&run->poll_task);
+  GError *error = NULL;
+
+  /* Only the poll ends: the command and its output are there for the
+   * next one. */
+  clear_source (&run->poll_timeout_source);
+  clear_source (&run->poll_cancel_source);
+  g_cancellable_set_error_if_cancelled (cancellable, &error);
+  g_task_return_error (task, error);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+terret_oneshot_executor_poll_async (TerretExecutor      *executor,
+                                    const char          *session,
+                                    double               wait,
+                                    GCancellable        *cancellable,
+                                    GAsyncReadyCallback  callback,
+                                    gpointer             user_data)
+{
+  TerretOneshotExecutor *self = TERRET_ONESHOT_EXECUTOR (executor);
+  g_autoptr(GTask) task = NULL;
+  g_autofree char *parked_key = NULL;
+  gpointer parked = NULL;
+  Run *run = NULL;
+  gboolean in_flight = FALSE;
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, terret_oneshot_executor_poll_async);
+
+  if (g_task_return_error_if_cancelled (task))
+    return;
+
+  if (g_hash_table_steal_extended (self->parked, session, (gpointer *)&parked_key, &parked))
+    {
+      g_task_return_pointer (task, parked, g_object_unref);
+      return;
+    }
+
+  for (guint i = 0; i < self->runs->len && run == NULL; i++)
+    {
+      Run *r = g_ptr_array_index (self->runs, i);
+
+      if (!run_in_session (r, session))
+        continue;
+      if (r->detached)
+        run = r;
+      else if (r->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
+        in_flight = TRUE;
+    }
+
+  if (run == NULL && in_flight)
+    {
+      g_task_return_new_error (task, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_BUSY,
+                               "A run is still waiting for the command in session “%s”; its "
+                               "result will carry the output", session);
+      return;
+    }
+  if (run == NULL)
+    {
+      g_task_return_new_error (task, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                               "Nothing is running in session “%s” to poll; only a command a "
+                               "timeout detached from can be polled", session);
+      return;
+    }
+  if (run->poll_task != NULL)
+    {
+      g_task_return_new_error (task, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_BUSY,
+                               "Another poll of session “%s” is waiting", session);
+      return;
+    }
+
+  run_adopt_context (run);
+  run->poll_task = g_steal_pointer (&task);
+
+  /* What already sits in the pipes, and whether bash has ended, before
+   * deciding to wait: a caller that polls without iterating a main
+   * context in between still gets every byte, and the end. */
+  for (guint i = 0; i < G_N_ELEMENTS (run->streams); i++)
+    {
+      RunStream *rs = &run->streams[i];
+
+      for (guint n = 0; n < POLL_READS && rs->fd >= 0; n++)
+        {
+          gboolean would_block;
+
+          if (!run_stream_read_once (rs, &would_block) || would_block)
+            break;
+        }
+    }
+  run_reap (run);
+
+  if (run->exited)
+    {
+      if (run->end != RUN_END_NONE ||
+          (run->streams[0].fd < 0 && run->streams[1].fd < 0))
+        {
+          run_complete (run);   /* answers the poll */
+          return;
+        }
+      if (run->grace_source == NULL)
+        run_schedule_complete (run, seconds_to_ms (run->drain_grace));
+    }
+
+  if (wait <= 0 || run_has_news (run))
+    {
+      run_poll_return (run);
+      return;
+    }
+
+  run->poll_timeout_source = g_timeout_source_new (seconds_to_ms (wait));
+  g_source_set_static_name (run->poll_timeout_source, "[terret-oneshot] poll wait");
+  g_source_set_callback (run->poll_timeout_source, run_poll_timeout_cb, run, NULL);
+  g_source_attach (run->poll_timeout_source, run->context);
+
+  if (cancellable != NULL)
+    {
+      run->poll_cancel_source = g_cancellable_source_new (cancellable);
+      g_source_set_static_name (run->poll_cancel_source, "[terret-oneshot] poll cancel");
+      g_source_set_callback (run->poll_cancel_source, G_SOURCE_FUNC (run_poll_cancelled_cb),
+                             run, NULL);
+      g_source_attach (run->poll_cancel_source, run->context);
+    }
+}
+
+static TerretResult *
+terret_oneshot_executor_poll_finish (TerretExecutor  *executor,
+                                     GAsyncResult    *result,
+                                     GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, executor), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 /* --- TerretExecutor ---------------------------------------------------- */
@@ -765,7 +1396,10 @@ terret_oneshot_executor_get_capabilities (TerretExecutor *executor)
           TERRET_CAPABILITY_SEPARATE_STDERR |
           TERRET_CAPABILITY_REQUEST_CWD |
           TERRET_CAPABILITY_REQUEST_ENV |
-          TERRET_CAPABILITY_PROGRESS);
+          TERRET_CAPABILITY_PROGRESS |
+          TERRET_CAPABILITY_INTERRUPT |
+          TERRET_CAPABILITY_POLL |
+          TERRET_CAPABILITY_DETACH);
 }
 
 static void
@@ -778,6 +1412,7 @@ terret_oneshot_executor_run_async (TerretExecutor      *executor,
   TerretOneshotExecutor *self = TERRET_ONESHOT_EXECUTOR (executor);
   g_autoptr(GTask) task = NULL;
   g_autoptr(GError) error = NULL;
+  TerretResult *parked;
   double timeout;
   Run *run;
 
@@ -791,6 +1426,12 @@ terret_oneshot_executor_run_async (TerretExecutor      *executor,
   if (g_task_return_error_if_cancelled (task))
     return;
 
+  if (!check_session_free (self, request, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
   timeout = terret_request_get_timeout (request);
   if (timeout <= 0)
     timeout = self->timeout;
@@ -803,26 +1444,23 @@ terret_oneshot_executor_run_async (TerretExecutor      *executor,
   run->context = g_main_context_ref_thread_default ();
   run->timeout = timeout;
   run->drain_grace = self->drain_grace;
+  run->interrupt_grace = self->interrupt_grace;
+  run->timeout_action = terret_request_get_timeout_action (request);
+  run->exit_fd = -1;
+  run->notices = g_string_new (NULL);
   run->buffer = g_malloc (READ_CHUNK);
+  /* Clamped so window + overshoot cannot overflow; memory runs out long
+   * before either limit matters. */
+  run->window = (gsize)MIN (self->max_output, (guint64)G_MAXSIZE / 4);
 
   for (guint i = 0; i < G_N_ELEMENTS (run->streams); i++)
     {
       RunStream *rs = &run->streams[i];
-      /* Clamped so window + overshoot cannot overflow; memory runs out
-       * long before either limit matters. */
-      gsize window = (gsize)MIN (self->max_output, (guint64)G_MAXSIZE / 4);
 
       rs->run = run;
       rs->stream = i == 0 ? TERRET_STREAM_STDOUT : TERRET_STREAM_STDERR;
       rs->fd = -1;
-      /* The overshoot a quarter of the window, and at most the default:
-       * each eviction then moves at most the window after at least a
-       * quarter of it arrived (amortized-linear), and a small max-output
-       * keeps a small peak (window + overshoot) instead of a fixed
-       * 256 KiB of slack. */
-      rs->capture = terret_tail_capture_new (window,
-                                             CLAMP (window / 4, 4096,
-                                                    TERRET_TAIL_CAPTURE_DEFAULT_OVERSHOOT));
+      rs->capture = run_new_capture (run);
       /* Framing lines nobody reads is wasted work. */
       if (terret_request_has_progress_func (request))
         rs->line = g_byte_array_new ();
@@ -846,6 +1484,22 @@ terret_oneshot_executor_run_async (TerretExecutor      *executor,
       g_source_attach (run->cancel_source, run->context);
     }
 
+  /* The end of a command detached earlier in this key, never polled:
+   * its caller chose to run something else instead of collecting it. */
+  parked = g_hash_table_lookup (self->parked, run->session);
+  if (parked != NULL)
+    {
+      g_autofree char *status = terret_result_get_exited (parked)
+        ? g_strdup_printf ("with status %d", terret_result_get_exit_status (parked))
+        : g_strdup ("without a status");
+
+      g_string_append_printf (run->notices,
+                              "The command left running earlier in this session ended %s "
+                              "before its last output was polled; that output was discarded.",
+                              status);
+      g_hash_table_remove (self->parked, run->session);
+    }
+
   g_ptr_array_add (self->runs, run);
 }
 
@@ -865,15 +1519,27 @@ terret_oneshot_executor_close_session (TerretExecutor *executor,
 {
   TerretOneshotExecutor *self = TERRET_ONESHOT_EXECUTOR (executor);
 
-  /* Stopping a run never removes it here (it completes from its own
-   * dispatch), so the array is stable while it is scanned. */
-  for (guint i = 0; i < self->runs->len; i++)
+  /* Backwards: a detached command nobody waits for is freed here, and a
+   * removal moves the last run, already seen, into its slot. A stopped
+   * run in flight completes from its own dispatch. */
+  for (guint i = self->runs->len; i > 0; i--)
     {
-      Run *run = g_ptr_array_index (self->runs, i);
+      Run *run = g_ptr_array_index (self->runs, i - 1);
 
-      if (session == NULL || g_strcmp0 (run->session, session) == 0)
+      if (session != NULL && g_strcmp0 (run->session, session) != 0)
+        continue;
+
+      if (run->task == NULL && run->poll_task == NULL)
+        run_end_now (run);
+      else
         run_stop (run, RUN_END_CLOSED);
     }
+
+  /* A closed key starts afresh: an end nobody polled goes too. */
+  if (session == NULL)
+    g_hash_table_remove_all (self->parked);
+  else
+    g_hash_table_remove (self->parked, session);
 }
 
 static void
@@ -899,6 +1565,9 @@ executor_iface_init (TerretExecutorInterface *iface)
   iface->close_session = terret_oneshot_executor_close_session;
   iface->close_all = terret_oneshot_executor_close_all;
   iface->get_session_pid = terret_oneshot_executor_get_session_pid;
+  iface->interrupt = terret_oneshot_executor_interrupt;
+  iface->poll_async = terret_oneshot_executor_poll_async;
+  iface->poll_finish = terret_oneshot_executor_poll_finish;
 }
 
 /* --- GInitable --------------------------------------------------------- */
@@ -935,9 +1604,10 @@ terret_oneshot_executor_dispose (GObject *object)
 {
   TerretOneshotExecutor *self = TERRET_ONESHOT_EXECUTOR (object);
 
-  /* Runs in flight hold the executor through their tasks, so this is
-   * reached with runs only through g_object_run_dispose(); they still end
-   * with their process groups. */
+  /* Runs in flight and polls hold the executor through their tasks; a
+   * detached command nobody polls does not, and is ended here. Others are
+   * reached only through g_object_run_dispose(); they still end with
+   * their process groups. */
   if (self->runs != NULL)
     terret_oneshot_executor_close_all (TERRET_EXECUTOR (self));
 
@@ -952,6 +1622,7 @@ terret_oneshot_executor_finalize (GObject *object)
   g_assert (self->runs->len == 0);
 
   g_clear_pointer (&self->runs, g_ptr_array_unref);
+  g_clear_pointer (&self->parked, g_hash_table_unref);
   g_clear_pointer (&self->cwd, g_free);
   g_clear_pointer (&self->env, g_strfreev);
   g_clear_pointer (&self->shell, g_free);
@@ -986,6 +1657,9 @@ terret_oneshot_executor_get_property (GObject    *object,
       break;
     case PROP_SHELL:
       g_value_set_string (value, self->shell);
+      break;
+    case PROP_INTERRUPT_GRACE:
+      g_value_set_double (value, self->interrupt_grace);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1057,6 +1731,9 @@ terret_oneshot_executor_set_property (GObject      *object,
           g_object_notify_by_pspec (object, pspec);
       }
       break;
+    case PROP_INTERRUPT_GRACE:
+      set_double (self, &self->interrupt_grace, g_value_get_double (value), prop_id);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -1114,6 +1791,13 @@ terret_oneshot_executor_class_init (TerretOneshotExecutorClass *klass)
                          DEFAULT_SHELL,
                          (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
 
+  properties[PROP_INTERRUPT_GRACE] =
+    g_param_spec_double ("interrupt-grace", NULL,
+                         "Seconds an interrupted command may go on running before it is "
+                         "killed with its whole process group",
+                         0, 3600, TERRET_SHELL_SESSION_DEFAULT_INTERRUPT_GRACE,
+                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -1130,7 +1814,9 @@ terret_oneshot_executor_init (TerretOneshotExecutor *self)
   self->env = g_new0 (char *, 1);
   self->drain_grace = DEFAULT_DRAIN_GRACE;
   self->shell = g_strdup (DEFAULT_SHELL);
+  self->interrupt_grace = TERRET_SHELL_SESSION_DEFAULT_INTERRUPT_GRACE;
   self->runs = g_ptr_array_new ();
+  self->parked = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
 }
 
 /* --- Module ------------------------------------------------------------ */
