@@ -18,6 +18,8 @@
 
 #include <terret-exec.h>
 
+#include "terret-util-private.h"
+
 /*
  * TerretOneshotExecutor:
  *
@@ -179,29 +181,6 @@ static void run_check_done (Run *run);
 static void run_complete (Run *run);
 static void run_detach (Run *run);
 
-/* g_set_str() arrived in GLib 2.76; this is its contract. */
-static gboolean
-set_string (char       **field,
-            const char  *value)
-{
-  if (g_strcmp0 (*field, value) == 0)
-    return FALSE;
-
-  g_free (*field);
-  *field = g_strdup (value);
-  return TRUE;
-}
-
-static void
-clear_source (GSource **source)
-{
-  if (*source != NULL)
-    {
-      g_source_destroy (*source);
-      g_clear_pointer (source, g_source_unref);
-    }
-}
-
 /* Seconds as a timeout source's milliseconds, rounded up so a deadline
  * never comes early, and clamped to what a guint holds (~49 days). */
 static guint
@@ -303,7 +282,7 @@ run_stream_take (RunStream    *rs,
 static void
 run_stream_close (RunStream *rs)
 {
-  clear_source (&rs->source);
+  _terret_clear_source (&rs->source);
 
   if (rs->fd >= 0)
     {
@@ -396,19 +375,19 @@ run_stream_ready_cb (int          fd,
 static void
 run_free (Run *run)
 {
-  clear_source (&run->child_source);
-  clear_source (&run->timeout_source);
-  clear_source (&run->cancel_source);
-  clear_source (&run->grace_source);
-  clear_source (&run->escalate_source);
-  clear_source (&run->poll_timeout_source);
-  clear_source (&run->poll_cancel_source);
+  _terret_clear_source (&run->child_source);
+  _terret_clear_source (&run->timeout_source);
+  _terret_clear_source (&run->cancel_source);
+  _terret_clear_source (&run->grace_source);
+  _terret_clear_source (&run->escalate_source);
+  _terret_clear_source (&run->poll_timeout_source);
+  _terret_clear_source (&run->poll_cancel_source);
 
   for (guint i = 0; i < G_N_ELEMENTS (run->streams); i++)
     {
       RunStream *rs = &run->streams[i];
 
-      clear_source (&rs->source);
+      _terret_clear_source (&rs->source);
       if (rs->fd >= 0)
         g_close (rs->fd, NULL);
       g_clear_pointer (&rs->capture, terret_tail_capture_free);
@@ -462,7 +441,7 @@ static void
 run_schedule_complete (Run   *run,
                        guint  delay_ms)
 {
-  clear_source (&run->grace_source);
+  _terret_clear_source (&run->grace_source);
   run->grace_source = g_timeout_source_new (delay_ms);
   g_source_set_static_name (run->grace_source, "[terret-oneshot] drain grace");
   g_source_set_callback (run->grace_source, run_grace_cb, run, NULL);
@@ -478,8 +457,8 @@ run_stop (Run    *run,
   if (run->end == RUN_END_NONE)
     run->end = end;
 
-  clear_source (&run->timeout_source);
-  clear_source (&run->escalate_source);
+  _terret_clear_source (&run->timeout_source);
+  _terret_clear_source (&run->escalate_source);
   run_kill_group (run);
 
   if (run->exited)
@@ -519,8 +498,8 @@ run_set_exited (Run      *run,
 
   /* The deadline and the interrupt's grace are for the command; what is
    * left is a bounded drain. */
-  clear_source (&run->timeout_source);
-  clear_source (&run->escalate_source);
+  _terret_clear_source (&run->timeout_source);
+  _terret_clear_source (&run->escalate_source);
 }
 
 static void
@@ -563,7 +542,7 @@ run_reap (Run *run)
   if (ret == 0)
     return FALSE;
 
-  clear_source (&run->child_source);
+  _terret_clear_source (&run->child_source);
   /* ECHILD: someone else reaped it; it is gone, its status unknown. */
   run_set_exited (run, wait_status, ret < 0);
   return TRUE;
@@ -644,7 +623,7 @@ run_attach_escalation (Run *run)
 {
   gint64 left = MAX (run->escalate_at - g_get_monotonic_time (), 0);
 
-  clear_source (&run->escalate_source);
+  _terret_clear_source (&run->escalate_source);
   run->escalate_source = g_timeout_source_new ((guint)MIN ((left + 999) / 1000, (gint64)G_MAXUINT));
   g_source_set_static_name (run->escalate_source, "[terret-oneshot] interrupt grace");
   g_source_set_callback (run->escalate_source, run_escalate_cb, run, NULL);
@@ -752,8 +731,8 @@ run_poll_return (Run *run)
 {
   g_autoptr(GTask) task = g_steal_pointer (&run->poll_task);
 
-  clear_source (&run->poll_timeout_source);
-  clear_source (&run->poll_cancel_source);
+  _terret_clear_source (&run->poll_timeout_source);
+  _terret_clear_source (&run->poll_cancel_source);
   if (task != NULL)
     g_task_return_pointer (task, run_take_stretch (run, FALSE), g_object_unref);
 }
@@ -770,7 +749,7 @@ run_detach (Run *run)
   g_autofree char *notice = NULL;
   TerretResult *result;
 
-  clear_source (&run->cancel_source);
+  _terret_clear_source (&run->cancel_source);
   run->detached = TRUE;
 
   for (guint i = 0; i < G_N_ELEMENTS (run->streams); i++)
@@ -813,12 +792,12 @@ run_complete (Run *run)
 
   g_assert (run->exited);
 
-  clear_source (&run->timeout_source);
-  clear_source (&run->cancel_source);
-  clear_source (&run->grace_source);
-  clear_source (&run->escalate_source);
-  clear_source (&run->poll_timeout_source);
-  clear_source (&run->poll_cancel_source);
+  _terret_clear_source (&run->timeout_source);
+  _terret_clear_source (&run->cancel_source);
+  _terret_clear_source (&run->grace_source);
+  _terret_clear_source (&run->escalate_source);
+  _terret_clear_source (&run->poll_timeout_source);
+  _terret_clear_source (&run->poll_cancel_source);
 
   /* Whatever the command started goes with it: a run leaves nothing
    * behind. A process that must outlive the run has to leave the group
@@ -914,7 +893,7 @@ run_end_now (Run *run)
   g_assert (run->task == NULL && run->poll_task == NULL);
 
   run_kill_group (run);
-  clear_source (&run->child_source);
+  _terret_clear_source (&run->child_source);
   if (!run->exited)
     {
       int wait_status;
@@ -947,7 +926,7 @@ run_adopt_context (Run *run)
 
       if (rs->source == NULL)
         continue;
-      clear_source (&rs->source);
+      _terret_clear_source (&rs->source);
       rs->source = g_unix_fd_source_new (rs->fd, G_IO_IN | G_IO_HUP | G_IO_ERR);
       g_source_set_static_name (rs->source, "[terret-oneshot] output");
       g_source_set_callback (rs->source, G_SOURCE_FUNC (run_stream_ready_cb), rs, NULL);
@@ -956,7 +935,7 @@ run_adopt_context (Run *run)
 
   if (run->child_source != NULL)
     {
-      clear_source (&run->child_source);
+      _terret_clear_source (&run->child_source);
       /* A child watch may have reaped bash already on the old context;
        * run_reap() then finds it gone, its status lost. */
       if (run->exit_fd >= 0 || !run_reap (run))
@@ -1257,8 +1236,8 @@ run_poll_cancelled_cb (GCancellable *cancellable,
 
   /* Only the poll ends: the command and its output are there for the
    * next one. */
-  clear_source (&run->poll_timeout_source);
-  clear_source (&run->poll_cancel_source);
+  _terret_clear_source (&run->poll_timeout_source);
+  _terret_clear_source (&run->poll_cancel_source);
   g_cancellable_set_error_if_cancelled (cancellable, &error);
   g_task_return_error (task, error);
   return G_SOURCE_REMOVE;
@@ -1700,7 +1679,7 @@ terret_oneshot_executor_set_property (GObject      *object,
         }
       break;
     case PROP_CWD:
-      if (set_string (&self->cwd, g_value_get_string (value)))
+      if (_terret_set_str (&self->cwd, g_value_get_string (value)))
         g_object_notify_by_pspec (object, pspec);
       break;
     case PROP_ENV:
@@ -1727,7 +1706,7 @@ terret_oneshot_executor_set_property (GObject      *object,
 
         if (shell == NULL || *shell == '\0')
           shell = DEFAULT_SHELL;
-        if (set_string (&self->shell, shell))
+        if (_terret_set_str (&self->shell, shell))
           g_object_notify_by_pspec (object, pspec);
       }
       break;
