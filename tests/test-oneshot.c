@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/pidfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1528,6 +1529,17 @@ detach_async (TerretExecutor *executor,
   return pid;
 }
 
+static gboolean
+have_pidfd (void)
+{
+  int fd = pidfd_open (getpid (), 0);
+
+  if (fd < 0)
+    return FALSE;
+  close (fd);
+  return TRUE;
+}
+
 static void
 test_detach_parked (void)
 {
@@ -1546,6 +1558,16 @@ test_detach_parked (void)
   g_assert_cmpint (terret_result_get_exit_status (result), ==, 3);
   g_clear_object (&result);
   assert_poll_error (executor, "a", TERRET_EXEC_ERROR_INVALID_REQUEST);
+
+  /* Without pidfds (valgrind 3.19 has none) the backend falls back to a
+   * GLib child watch, which reaps on its own thread and keeps the status
+   * in a source of a context nobody iterates here: the end is not seen
+   * until that context runs, as docs/oneshot.md says. */
+  if (!have_pidfd ())
+    {
+      g_test_message ("no pidfd_open here: the unpolled end seen by a new run is not checked");
+      return;
+    }
 
   iterate_until_gone (detach_async (executor, "b"));
   terret_request_set_session (next, "b");
