@@ -269,7 +269,7 @@ new_configured (const Choice  *choice,
  * `--set` does.
  *
  * Returns: (transfer full): a new executor, or %NULL with @error set as
- *   for [ctor@Terret.Executor.new]; a bad setting is
+ *   for [func@Terret.Executor.new]; a bad setting is
  *   %TERRET_EXEC_ERROR_INVALID_CONFIG naming it
  *
  * Since: 0.1
