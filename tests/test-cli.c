@@ -980,6 +980,38 @@ test_serve_malformed (void)
 }
 
 static void
+test_serve_long_line (void)
+{
+  g_auto(Server) server = { 0 };
+  g_autoptr(GString) line = g_string_new ("{\"id\": 1, \"command\": \"echo ");
+  g_autoptr(JsonNode) refused = NULL;
+  g_autoptr(JsonNode) served = NULL;
+
+  g_test_summary ("A request line of 8 MiB or more is refused as invalid without being "
+                  "held in memory, and serving goes on with the next line");
+  server_start (&server, "--backend", "noshell", NULL);
+
+  while (line->len < 8 * 1024 * 1024 + 100)
+    g_string_append (line, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+  g_string_append (line, "\"}");
+  server_send (&server, line->str);
+  server_send (&server, "{\"id\": 2, \"command\": \"true\"}");
+
+  refused = server_recv (&server);
+  assert_member_null (json_node_get_object (refused), "id");
+  g_assert_cmpstr (error_code (json_node_get_object (refused)), ==, "invalid-request");
+  g_assert_nonnull (strstr (json_object_get_string_member (
+                      json_object_get_object_member (json_node_get_object (refused), "error"),
+                      "message"), "shorter than"));
+
+  served = server_recv (&server);
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (served), "id"), ==, 2);
+  g_assert_cmpstr (error_code (json_node_get_object (served)), ==, "no-shell");
+
+  server_finish (&server);
+}
+
+static void
 test_serve_close (void)
 {
   g_auto(Server) server = { 0 };
@@ -1444,6 +1476,7 @@ main (int    argc,
   g_test_add_func ("/cli/serve/empty", test_serve_empty);
   g_test_add_func ("/cli/serve/ids", test_serve_ids);
   g_test_add_func ("/cli/serve/malformed", test_serve_malformed);
+  g_test_add_func ("/cli/serve/long-line", test_serve_long_line);
   g_test_add_func ("/cli/serve/close", test_serve_close);
   g_test_add_func ("/cli/serve/close-in-flight", test_serve_close_in_flight);
   g_test_add_func ("/cli/serve/cancel", test_serve_cancel);

@@ -23,17 +23,27 @@
 
 typedef struct _Server Server;
 
+/* The longest request line served. Requests carry commands, not data: a
+ * longer line is answered as invalid, its bytes skipped as they arrive,
+ * so a runaway writer cannot grow the server's memory without bound. */
+#define MAX_LINE (8 * 1024 * 1024)
+
+/* Bytes asked of stdin per read. */
+#define READ_CHUNK (64 * 1024)
+
 struct _Server
 {
   TerretExecutor *executor;         /* (owned) */
   GMainLoop *loop;                  /* (owned) */
-  GDataInputStream *input;          /* (owned) */
+  GInputStream *input;              /* (owned) */
+  GByteArray *pending;              /* (owned) the line read so far */
   GCancellable *read_cancellable;   /* (owned) */
   GQueue runs;                      /* Run, the runs in flight */
   GError *read_error;               /* (owned) (nullable) */
   GError *write_error;              /* (owned) (nullable) */
   int caught_signal;
   guint read_pending : 1;
+  guint discarding : 1;             /* past MAX_LINE: skip to the newline */
   guint input_done : 1;
   guint finished : 1;
 };
@@ -639,30 +649,82 @@ handle_line (Server     *server,
 
 /* Input ---------------------------------------------------------------- */
 
+/* One line is complete (its newline, or the end of input, came). */
 static void
-line_read (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
+line_complete (Server *server)
+{
+  if (server->discarding)
+    {
+      g_autoptr(GError) error = g_error_new (TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                                             "a request line must be shorter than %d bytes",
+                                             MAX_LINE);
+
+      server_respond (server, NULL, NULL, error);
+      server->discarding = FALSE;
+    }
+  else
+    handle_line (server, (const char *)server->pending->data, server->pending->len);
+
+  g_byte_array_set_size (server->pending, 0);
+}
+
+static void
+take_input (Server       *server,
+            const guint8 *data,
+            gsize         len)
+{
+  while (len > 0 && !server->input_done)
+    {
+      const guint8 *newline = memchr (data, '\n', len);
+      gsize n = newline != NULL ? (gsize)(newline - data) : len;
+
+      if (!server->discarding && server->pending->len + n >= MAX_LINE)
+        {
+          server->discarding = TRUE;
+          g_byte_array_set_size (server->pending, 0);
+        }
+      if (!server->discarding)
+        g_byte_array_append (server->pending, data, n);
+
+      if (newline == NULL)
+        return;
+
+      line_complete (server);
+      data += n + 1;
+      len -= n + 1;
+    }
+}
+
+static void
+chunk_read (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
 {
   Server *server = user_data;
   g_autoptr(GError) error = NULL;
-  g_autofree char *line = NULL;
-  gsize len = 0;
+  g_autoptr(GBytes) bytes = NULL;
 
   server->read_pending = FALSE;
-  line = g_data_input_stream_read_line_finish (G_DATA_INPUT_STREAM (object), result, &len, &error);
+  bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (object), result, &error);
 
-  if (line == NULL)
+  if (bytes == NULL)
     {
-      if (error != NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         {
           g_printerr ("terret-exec: cannot read requests: %s\n", error->message);
           server->read_error = g_steal_pointer (&error);
         }
       server->input_done = TRUE;
     }
-  else if (!server->input_done)
-    handle_line (server, line, len);
+  else if (g_bytes_get_size (bytes) == 0)
+    {
+      /* A last line without its newline is still a request. */
+      if (!server->input_done && (server->pending->len > 0 || server->discarding))
+        line_complete (server);
+      server->input_done = TRUE;
+    }
+  else
+    take_input (server, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
 
   if (server->input_done)
     server_maybe_finish (server);
@@ -674,8 +736,8 @@ static void
 server_read_next (Server *server)
 {
   server->read_pending = TRUE;
-  g_data_input_stream_read_line_async (server->input, G_PRIORITY_DEFAULT,
-                                       server->read_cancellable, line_read, server);
+  g_input_stream_read_bytes_async (server->input, READ_CHUNK, G_PRIORITY_DEFAULT,
+                                   server->read_cancellable, chunk_read, server);
 }
 
 /* Once input is over and every run has answered, every session is
@@ -739,7 +801,6 @@ cli_serve_main (int    argc,
 {
   g_autoptr(GOptionContext) context = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(GInputStream) stdin_stream = NULL;
   g_autofree char *backend = NULL;
   g_auto(GStrv) settings = NULL;
   g_auto(GStrv) rest = NULL;
@@ -790,9 +851,8 @@ cli_serve_main (int    argc,
   server.read_cancellable = g_cancellable_new ();
   g_queue_init (&server.runs);
 
-  stdin_stream = g_unix_input_stream_new (STDIN_FILENO, FALSE);
-  server.input = g_data_input_stream_new (stdin_stream);
-  g_data_input_stream_set_newline_type (server.input, G_DATA_STREAM_NEWLINE_TYPE_LF);
+  server.input = g_unix_input_stream_new (STDIN_FILENO, FALSE);
+  server.pending = g_byte_array_new ();
 
   sigint_id = g_unix_signal_add (SIGINT, on_sigint, &server);
   sigterm_id = g_unix_signal_add (SIGTERM, on_sigterm, &server);
@@ -814,6 +874,7 @@ cli_serve_main (int    argc,
 
   g_assert (server.runs.length == 0);
   g_clear_object (&server.input);
+  g_clear_pointer (&server.pending, g_byte_array_unref);
   g_clear_object (&server.read_cancellable);
   g_clear_object (&server.executor);
   g_clear_pointer (&server.loop, g_main_loop_unref);
