@@ -342,11 +342,19 @@ make_sentinel (char sentinel[SENTINEL_LEN + 1])
  * (see MARKER_LEAD_LEN) and printf emits no separator before it, so
  * output that ends without a newline (or with a bare CR) is reported as
  * written. The cwd follows the status and ends in a NUL, which no path
- * can contain, then a newline. */
+ * can contain, then a newline.
+ *
+ * With @restore_modes (a channel that cannot set the terminal's modes
+ * from the host side, such as a remote one) the line puts them back
+ * itself after the command and before the marker, keeping the command's
+ * status aside in the positional parameters meanwhile: a command that ran
+ * `stty echo` then cannot make every later request echo. The line itself
+ * was read before the command ran, so it is never echoed either. */
 static GByteArray *
 build_request (const char *command,
                const char *sentinel,
-               gboolean    on_abandon)
+               gboolean    on_abandon,
+               gboolean    restore_modes)
 {
   static const char hex[] = "0123456789abcdef";
   static const char head[] = "\\builtin eval $'";
@@ -363,8 +371,10 @@ build_request (const char *command,
     {
       g_autofree char *abandon = NULL;
 
-      abandon = g_strdup_printf ("PROMPT_COMMAND='\\builtin printf \"\\0%%s%%s%%d;%%s\\0\\n\" %.*s %s "
-                                 "\"$?\" \"$PWD\"; \\builtin unset PROMPT_COMMAND'; ",
+      abandon = g_strdup_printf ("PROMPT_COMMAND='\\builtin set -- \"$?\" \"$@\"; %s"
+                                 "\\builtin printf \"\\0%%s%%s%%d;%%s\\0\\n\" %.*s %s "
+                                 "\"$1\" \"$PWD\"; \\builtin shift; \\builtin unset PROMPT_COMMAND'; ",
+                                 restore_modes ? handshake_stty : "",
                                  SENTINEL_HALF, sentinel, sentinel + SENTINEL_HALF);
       g_byte_array_append (out, (const guint8 *)abandon, strlen (abandon));
     }
@@ -382,9 +392,16 @@ build_request (const char *command,
         }
     }
 
-  tail = g_strdup_printf ("'; \\builtin printf '\\0%%s%%s%%d;%%s\\0\\n' %.*s %s \"$?\" \"$PWD\"%s\n",
-                          SENTINEL_HALF, sentinel, sentinel + SENTINEL_HALF,
-                          on_abandon ? "; \\builtin unset PROMPT_COMMAND" : "");
+  if (restore_modes)
+    tail = g_strdup_printf ("'; \\builtin set -- \"$?\" \"$@\"; %s"
+                            "\\builtin printf '\\0%%s%%s%%d;%%s\\0\\n' %.*s %s \"$1\" \"$PWD\"; "
+                            "\\builtin shift%s\n",
+                            handshake_stty, SENTINEL_HALF, sentinel, sentinel + SENTINEL_HALF,
+                            on_abandon ? "; \\builtin unset PROMPT_COMMAND" : "");
+  else
+    tail = g_strdup_printf ("'; \\builtin printf '\\0%%s%%s%%d;%%s\\0\\n' %.*s %s \"$?\" \"$PWD\"%s\n",
+                            SENTINEL_HALF, sentinel, sentinel + SENTINEL_HALF,
+                            on_abandon ? "; \\builtin unset PROMPT_COMMAND" : "");
   g_byte_array_append (out, (const guint8 *)tail, strlen (tail));
 
   return out;
@@ -1284,7 +1301,9 @@ run_start_exchange (Run *run)
     g_debug ("Could not set the shell's terminal modes: %s", error->message);
 
   g_clear_pointer (&run->out, g_byte_array_unref);
-  run->out = build_request (command, run->sentinel, run->phase == PHASE_COMMAND);
+  run->out = build_request (command, run->sentinel, run->phase == PHASE_COMMAND,
+                            run->phase == PHASE_COMMAND &&
+                            !terret_shell_channel_can_prepare_run (channel));
   run->out_pos = 0;
 
   /* Input and an interrupt that came while the shell was starting follow

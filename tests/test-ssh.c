@@ -651,6 +651,14 @@ test_exact (Fixture       *fixture,
   assert_run (executor, "printf '%s' '\x03\x1a\x04\x1c' | od -An -tx1", 0, " 03 1a 04 1c\n");
   assert_run (executor, "cat <<'EOF'\nline one\n  $HOME stays\nEOF", 0, "line one\n  $HOME stays\n");
   assert_run (executor, "echo done", 0, "done\n");
+
+  /* A remote terminal's modes cannot be set from here: each request puts
+   * them back after its command, so echo turned on stays out of the next
+   * run, and a command's status survives the restoring. */
+  assert_run (executor, "stty echo; exit_status_kept() { return 3; }; exit_status_kept", 3, "");
+  assert_run (executor, "echo after", 0, "after\n");
+  assert_run (executor, "set -- a b; stty echo", 0, "");
+  assert_run (executor, "echo \"$# $1 $2\"", 0, "2 a b\n");
 }
 
 static void
