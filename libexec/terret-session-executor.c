@@ -189,6 +189,35 @@ terret_session_executor_real_finish_run (TerretSessionExecutor  *self,
   return terret_shell_session_run_finish (session, result, error);
 }
 
+/*
+ * return_hook_outcome:
+ *
+ * Completes @task with what a finish_run or finish_poll hook gave back.
+ * A hook that fails must say why; with @key set, an error of ours names
+ * the session it is about.
+ */
+static void
+return_hook_outcome (GTask        *task,
+                     TerretResult *ret,
+                     GError       *error,
+                     const char   *what,
+                     const char   *key)
+{
+  if (ret != NULL)
+    {
+      g_task_return_pointer (task, ret, g_object_unref);
+      return;
+    }
+
+  if (error == NULL)
+    g_set_error (&error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_FAILED,
+                 "The %s backend failed the %s without an error",
+                 G_OBJECT_TYPE_NAME (g_task_get_source_object (task)), what);
+  if (key != NULL && error->domain == TERRET_EXEC_ERROR)
+    g_prefix_error (&error, "Session “%s”: ", key);
+  g_task_return_error (task, error);
+}
+
 /* The session's outcome, through the subclass's finish_run. The task's
  * data is the run's session key. */
 static void
@@ -198,23 +227,13 @@ run_done (GObject      *object,
 {
   g_autoptr(GTask) task = user_data;
   TerretSessionExecutor *self = g_task_get_source_object (task);
-  TerretSessionExecutorClass *klass = TERRET_SESSION_EXECUTOR_GET_CLASS (self);
   const char *key = g_task_get_task_data (task);
-  g_autoptr(GError) error = NULL;
+  GError *error = NULL;
   TerretResult *ret;
 
-  ret = klass->finish_run (self, key, TERRET_SHELL_SESSION (object), result, &error);
-  if (ret == NULL)
-    {
-      /* A finish_run that fails must say why. */
-      if (error == NULL)
-        g_set_error (&error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_FAILED,
-                     "The %s backend failed the run without an error",
-                     G_OBJECT_TYPE_NAME (self));
-      g_task_return_error (task, g_steal_pointer (&error));
-    }
-  else
-    g_task_return_pointer (task, ret, g_object_unref);
+  ret = TERRET_SESSION_EXECUTOR_GET_CLASS (self)->finish_run (self, key, TERRET_SHELL_SESSION (object),
+                                                               result, &error);
+  return_hook_outcome (task, ret, error, "run", NULL);
 }
 
 static void
@@ -452,25 +471,13 @@ poll_done (GObject      *object,
 {
   g_autoptr(GTask) task = user_data;
   TerretSessionExecutor *self = g_task_get_source_object (task);
-  TerretSessionExecutorClass *klass = TERRET_SESSION_EXECUTOR_GET_CLASS (self);
   const char *key = g_task_get_task_data (task);
-  g_autoptr(GError) error = NULL;
+  GError *error = NULL;
   TerretResult *ret;
 
-  ret = klass->finish_poll (self, key, TERRET_SHELL_SESSION (object), result, &error);
-  if (ret == NULL)
-    {
-      /* A finish_poll that fails must say why. */
-      if (error == NULL)
-        g_set_error (&error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_FAILED,
-                     "The %s backend failed the poll without an error",
-                     G_OBJECT_TYPE_NAME (self));
-      if (error->domain == TERRET_EXEC_ERROR)
-        g_prefix_error (&error, "Session “%s”: ", key);
-      g_task_return_error (task, g_steal_pointer (&error));
-    }
-  else
-    g_task_return_pointer (task, ret, g_object_unref);
+  ret = TERRET_SESSION_EXECUTOR_GET_CLASS (self)->finish_poll (self, key, TERRET_SHELL_SESSION (object),
+                                                                result, &error);
+  return_hook_outcome (task, ret, error, "poll", key);
 }
 
 static void
