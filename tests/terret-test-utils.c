@@ -72,6 +72,49 @@ terret_test_run_command (TerretExecutor *executor,
   return terret_executor_run (executor, request, NULL, error);
 }
 
+/* A run in @session that must not fail; @timeout 0 is the backend's. */
+TerretResult *
+terret_test_run_in (TerretExecutor *executor,
+                    const char     *session,
+                    const char     *command,
+                    double          timeout)
+{
+  g_autoptr(TerretRequest) request = terret_request_new (command);
+  g_autoptr(GError) error = NULL;
+  TerretResult *result;
+
+  terret_request_set_session (request, session);
+  terret_request_set_timeout (request, timeout);
+  result = terret_executor_run (executor, request, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (result);
+  return result;
+}
+
+TerretResult *
+terret_test_run_ok (TerretExecutor *executor,
+                    const char     *command)
+{
+  return terret_test_run_in (executor, TERRET_DEFAULT_SESSION, command, 0);
+}
+
+/* A run on a terminal backend (one stream: stderr NULL) that must
+ * complete normally with @status and exactly @expected. */
+void
+terret_test_assert_terminal_run (TerretExecutor *executor,
+                                 const char     *command,
+                                 int             status,
+                                 const char     *expected)
+{
+  g_autoptr(TerretResult) result = terret_test_run_ok (executor, command);
+
+  g_assert_true (terret_result_get_exited (result));
+  g_assert_cmpint (terret_result_get_exit_status (result), ==, status);
+  g_assert_false (terret_result_get_timed_out (result));
+  g_assert_null (terret_result_get_stderr (result));
+  terret_test_assert_bytes_str (terret_result_get_stdout (result), expected);
+}
+
 void
 terret_test_assert_bytes_eq (GBytes     *bytes,
                              const char *expected,

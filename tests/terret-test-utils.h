@@ -17,6 +17,16 @@ TerretResult  *terret_test_run                     (TerretExecutor *executor,
 TerretResult  *terret_test_run_command             (TerretExecutor *executor,
                                                     const char     *command,
                                                     GError        **error);
+TerretResult  *terret_test_run_in                  (TerretExecutor *executor,
+                                                    const char     *session,
+                                                    const char     *command,
+                                                    double          timeout);
+TerretResult  *terret_test_run_ok                  (TerretExecutor *executor,
+                                                    const char     *command);
+void           terret_test_assert_terminal_run     (TerretExecutor *executor,
+                                                    const char     *command,
+                                                    int             status,
+                                                    const char     *expected);
 void           terret_test_assert_bytes_eq         (GBytes         *bytes,
                                                     const char     *expected,
                                                     gssize          expected_len);

@@ -23,47 +23,6 @@ new_executor (void)
   return executor;
 }
 
-static TerretResult *
-run_in (TerretExecutor *executor,
-        const char     *session,
-        const char     *command,
-        double          timeout)
-{
-  g_autoptr(TerretRequest) request = terret_request_new (command);
-  g_autoptr(GError) error = NULL;
-  TerretResult *result;
-
-  terret_request_set_session (request, session);
-  terret_request_set_timeout (request, timeout);
-  result = terret_executor_run (executor, request, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (result);
-  return result;
-}
-
-static TerretResult *
-run (TerretExecutor *executor,
-     const char     *command)
-{
-  return run_in (executor, TERRET_DEFAULT_SESSION, command, 0);
-}
-
-/* A run that must complete normally with @status and exactly @expected. */
-static void
-assert_run (TerretExecutor *executor,
-            const char     *command,
-            int             status,
-            const char     *expected)
-{
-  g_autoptr(TerretResult) result = run (executor, command);
-
-  g_assert_true (terret_result_get_exited (result));
-  g_assert_cmpint (terret_result_get_exit_status (result), ==, status);
-  g_assert_false (terret_result_get_timed_out (result));
-  g_assert_null (terret_result_get_stderr (result));
-  terret_test_assert_bytes_str (terret_result_get_stdout (result), expected);
-}
-
 static char *
 bytes_to_string (GBytes *bytes)
 {
@@ -90,23 +49,23 @@ test_exact_basic (void)
 {
   g_autoptr(TerretExecutor) executor = new_executor ();
 
-  assert_run (executor, "printf 'no newline'", 0, "no newline");
-  assert_run (executor, "printf 'a\\rb\\r'", 0, "a\rb\r");
-  assert_run (executor, "echo one; echo two >&2", 0, "one\ntwo\n");
-  assert_run (executor, "false", 1, "");
-  assert_run (executor, "(exit 255)", 255, "");
-  assert_run (executor, "", 0, "");
-  assert_run (executor, "printf '%s\\n' \"$TERM $PAGER $GIT_PAGER $MANPAGER\"", 0,
-              "dumb cat cat cat\n");
+  terret_test_assert_terminal_run (executor, "printf 'no newline'", 0, "no newline");
+  terret_test_assert_terminal_run (executor, "printf 'a\\rb\\r'", 0, "a\rb\r");
+  terret_test_assert_terminal_run (executor, "echo one; echo two >&2", 0, "one\ntwo\n");
+  terret_test_assert_terminal_run (executor, "false", 1, "");
+  terret_test_assert_terminal_run (executor, "(exit 255)", 255, "");
+  terret_test_assert_terminal_run (executor, "", 0, "");
+  terret_test_assert_terminal_run (executor, "printf '%s\\n' \"$TERM $PAGER $GIT_PAGER $MANPAGER\"", 0,
+                                   "dumb cat cat cat\n");
   /* A host that ignores SIGPIPE must not hand that to the shell. */
-  assert_run (executor, "yes | head -n 1", 0, "y\n");
+  terret_test_assert_terminal_run (executor, "yes | head -n 1", 0, "y\n");
 }
 
 static void
 test_exact_job_line (void)
 {
   g_autoptr(TerretExecutor) executor = new_executor ();
-  g_autoptr(TerretResult) result = run (executor, "sleep 0.1 & wait");
+  g_autoptr(TerretResult) result = terret_test_run_ok (executor, "sleep 0.1 & wait");
   g_autofree char *out = bytes_to_string (terret_result_get_stdout (result));
 
   /* The shell's own line is reported, not hidden. */
@@ -123,7 +82,7 @@ test_exact_syntax_error (void)
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
     {
       /* A long timeout: the run must end by itself, with bash's status. */
-      g_autoptr(TerretResult) result = run_in (executor, TERRET_DEFAULT_SESSION, commands[i], 60);
+      g_autoptr(TerretResult) result = terret_test_run_in (executor, TERRET_DEFAULT_SESSION, commands[i], 60);
       g_autofree char *out = bytes_to_string (terret_result_get_stdout (result));
 
       g_assert_false (terret_result_get_timed_out (result));
@@ -133,7 +92,7 @@ test_exact_syntax_error (void)
           g_assert_nonnull (strstr (out, "unexpected"));
         }
     }
-  assert_run (executor, "echo fine", 0, "fine\n");
+  terret_test_assert_terminal_run (executor, "echo fine", 0, "fine\n");
 }
 
 static void
@@ -148,7 +107,7 @@ test_exact_long_command (void)
   g_string_append (command, expected->str);
   g_string_append_c (expected, '\n');
 
-  assert_run (executor, command->str, 0, expected->str);
+  terret_test_assert_terminal_run (executor, command->str, 0, expected->str);
 }
 
 static void
@@ -156,11 +115,11 @@ test_exact_multiline (void)
 {
   g_autoptr(TerretExecutor) executor = new_executor ();
 
-  assert_run (executor, "cat <<'EOF'\nline one\n  $HOME stays\nEOF\necho done", 0,
-              "line one\n  $HOME stays\ndone\n");
-  assert_run (executor, "for i in 1 2 3\ndo\n  echo $i\ndone", 0, "1\n2\n3\n");
-  assert_run (executor, "f() {\n  echo \"in f: $1\"\n}\nf x", 0, "in f: x\n");
-  assert_run (executor, "f y", 0, "in f: y\n");
+  terret_test_assert_terminal_run (executor, "cat <<'EOF'\nline one\n  $HOME stays\nEOF\necho done", 0,
+                                   "line one\n  $HOME stays\ndone\n");
+  terret_test_assert_terminal_run (executor, "for i in 1 2 3\ndo\n  echo $i\ndone", 0, "1\n2\n3\n");
+  terret_test_assert_terminal_run (executor, "f() {\n  echo \"in f: $1\"\n}\nf x", 0, "in f: x\n");
+  terret_test_assert_terminal_run (executor, "f y", 0, "in f: y\n");
 }
 
 static void
@@ -169,9 +128,9 @@ test_exact_control_bytes (void)
   g_autoptr(TerretExecutor) executor = new_executor ();
 
   /* Raw, a 0x03 would be a SIGINT and 0x1a a SIGTSTP; 0x04 an EOF. */
-  assert_run (executor, "printf '%s' '\x03\x1a\x04\x1c\x7f\xc3\xa9' | od -An -tx1", 0,
-              " 03 1a 04 1c 7f c3 a9\n");
-  assert_run (executor, "echo 'it'\"'\"'s' \\\\ ! \"!x\"", 0, "it's \\ ! !x\n");
+  terret_test_assert_terminal_run (executor, "printf '%s' '\x03\x1a\x04\x1c\x7f\xc3\xa9' | od -An -tx1", 0,
+                                   " 03 1a 04 1c 7f c3 a9\n");
+  terret_test_assert_terminal_run (executor, "echo 'it'\"'\"'s' \\\\ ! \"!x\"", 0, "it's \\ ! !x\n");
 }
 
 /* --- Persistence ------------------------------------------------------ */
@@ -183,14 +142,14 @@ test_session_persistence (void)
   g_autofree char *dir = terret_test_make_tmpdir ();
   g_autofree char *cd = g_strdup_printf ("cd '%s'; export TERRET_FOO=bar; X=local", dir);
   g_autofree char *expected = g_strdup_printf ("%s bar local\n", dir);
-  g_autoptr(TerretResult) first = run (executor, cd);
+  g_autoptr(TerretResult) first = terret_test_run_ok (executor, cd);
   g_autoptr(TerretResult) other = NULL;
 
   g_assert_cmpstr (terret_result_get_cwd (first), ==, dir);
-  assert_run (executor, "echo \"$PWD $TERRET_FOO $X\"", 0, expected);
+  terret_test_assert_terminal_run (executor, "echo \"$PWD $TERRET_FOO $X\"", 0, expected);
 
   /* Another key is another shell. */
-  other = run_in (executor, "other", "echo \"$TERRET_FOO\"", 0);
+  other = terret_test_run_in (executor, "other", "echo \"$TERRET_FOO\"", 0);
   terret_test_assert_bytes_str (terret_result_get_stdout (other), "\n");
   g_assert_cmpint (terret_executor_get_session_pid (executor, "other"), !=,
                    terret_executor_get_session_pid (executor, TERRET_DEFAULT_SESSION));
@@ -207,7 +166,7 @@ test_session_pid (void)
   g_assert_cmpint (terret_executor_get_session_pid (executor, "none"), ==, 0);
   g_assert_true (terret_executor_get_capabilities (executor) & TERRET_CAPABILITY_SESSION_PID);
 
-  result = run (executor, "echo $$");
+  result = terret_test_run_ok (executor, "echo $$");
   pid = terret_executor_get_session_pid (executor, TERRET_DEFAULT_SESSION);
   g_assert_cmpint (pid, >, 0);
   expected = g_strdup_printf ("%d\n", pid);
@@ -226,7 +185,7 @@ test_cwd_newline (void)
   {
     g_autofree char *command = g_strdup_printf ("cd '%s'", dir);
 
-    result = run (executor, command);
+    result = terret_test_run_ok (executor, command);
   }
   g_assert_cmpint (terret_result_get_exit_status (result), ==, 0);
   g_assert_cmpstr (terret_result_get_cwd (result), ==, dir);
@@ -239,8 +198,8 @@ test_forgery_printf_function (void)
 {
   g_autoptr(TerretExecutor) executor = new_executor ();
 
-  assert_run (executor, "printf() { echo intercepted; }; alias printf='echo aliased'", 0, "");
-  assert_run (executor, "echo still; (exit 3)", 3, "still\n");
+  terret_test_assert_terminal_run (executor, "printf() { echo intercepted; }; alias printf='echo aliased'", 0, "");
+  terret_test_assert_terminal_run (executor, "echo still; (exit 3)", 3, "still\n");
 }
 
 static void
@@ -251,11 +210,11 @@ test_forgery_debug_trap (void)
   g_autofree char *out = NULL;
 
   /* The trap already fires for the marker line of the run that sets it. */
-  result = run (executor, "trap 'echo \"[$BASH_COMMAND]\"' DEBUG");
+  result = terret_test_run_ok (executor, "trap 'echo \"[$BASH_COMMAND]\"' DEBUG");
   g_assert_cmpint (terret_result_get_exit_status (result), ==, 0);
   g_clear_object (&result);
 
-  result = run (executor, "echo hi; (exit 4)");
+  result = terret_test_run_ok (executor, "echo hi; (exit 4)");
   out = bytes_to_string (terret_result_get_stdout (result));
 
   /* The trap shows the request, in halves, and the marker still parses. */
@@ -264,9 +223,9 @@ test_forgery_debug_trap (void)
   g_assert_nonnull (strstr (out, "printf"));
   g_clear_object (&result);
 
-  result = run (executor, "trap - DEBUG");
+  result = terret_test_run_ok (executor, "trap - DEBUG");
   g_assert_cmpint (terret_result_get_exit_status (result), ==, 0);
-  assert_run (executor, "echo clean", 0, "clean\n");
+  terret_test_assert_terminal_run (executor, "echo clean", 0, "clean\n");
 }
 
 static void
@@ -279,14 +238,14 @@ test_forgery_history (void)
   const char *envv[] = { env, NULL };
 
   g_object_set (executor, "env", envv, NULL);
-  assert_run (executor, "echo one", 0, "one\n");
-  assert_run (executor, "history; fc -l 2>/dev/null; echo \"[$HISTFILE]\"", 0, "[]\n");
+  terret_test_assert_terminal_run (executor, "echo one", 0, "one\n");
+  terret_test_assert_terminal_run (executor, "history; fc -l 2>/dev/null; echo \"[$HISTFILE]\"", 0, "[]\n");
   terret_executor_close_all (executor);
 
   /* A hangup is when bash saves history; it must have nowhere to. */
-  assert_run (executor, "echo two", 0, "two\n");
+  terret_test_assert_terminal_run (executor, "echo two", 0, "two\n");
   {
-    g_autoptr(TerretResult) result = run (executor, "kill -HUP $$");
+    g_autoptr(TerretResult) result = terret_test_run_ok (executor, "kill -HUP $$");
 
     g_assert_false (terret_result_get_exited (result));
   }
@@ -303,13 +262,13 @@ test_stdin_readers (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (readers); i++)
     {
-      g_autoptr(TerretResult) result = run_in (executor, TERRET_DEFAULT_SESSION, readers[i], 0.5);
+      g_autoptr(TerretResult) result = terret_test_run_in (executor, TERRET_DEFAULT_SESSION, readers[i], 0.5);
 
       /* The reader saw none of the protocol: it waited for input. */
       g_assert_true (terret_result_get_timed_out (result));
       g_assert_false (terret_result_get_exited (result));
       terret_test_assert_bytes_str (terret_result_get_stdout (result), "");
-      assert_run (executor, "echo next", 0, "next\n");
+      terret_test_assert_terminal_run (executor, "echo next", 0, "next\n");
     }
 }
 
@@ -318,9 +277,9 @@ test_stty_echo (void)
 {
   g_autoptr(TerretExecutor) executor = new_executor ();
 
-  assert_run (executor, "stty echo icanon onlcr ixon", 0, "");
-  assert_run (executor, "echo after", 0, "after\n");
-  assert_run (executor, "printf 'x\\ny\\n'", 0, "x\ny\n");
+  terret_test_assert_terminal_run (executor, "stty echo icanon onlcr ixon", 0, "");
+  terret_test_assert_terminal_run (executor, "echo after", 0, "after\n");
+  terret_test_assert_terminal_run (executor, "printf 'x\\ny\\n'", 0, "x\ny\n");
 }
 
 /* --- Caps ------------------------------------------------------------- */
@@ -332,7 +291,7 @@ assert_capped (TerretExecutor *executor,
                gssize          expected_len,
                guint64         dropped)
 {
-  g_autoptr(TerretResult) result = run (executor, command);
+  g_autoptr(TerretResult) result = terret_test_run_ok (executor, command);
 
   g_assert_cmpint (terret_result_get_exit_status (result), ==, 0);
   terret_test_assert_bytes_eq (terret_result_get_stdout (result), expected, expected_len);
@@ -395,7 +354,7 @@ test_cap_huge (void)
   const guint8 *data;
 
   /* The default cap; the status of a huge command is never lost. */
-  result = run (executor, "head -c 5000000 /dev/zero | tr '\\0' x; echo; (exit 7)");
+  result = terret_test_run_ok (executor, "head -c 5000000 /dev/zero | tr '\\0' x; echo; (exit 7)");
   g_assert_cmpint (terret_result_get_exit_status (result), ==, 7);
   data = g_bytes_get_data (terret_result_get_stdout (result), &len);
   g_assert_cmpuint (len, ==, 1 << 20);
@@ -404,7 +363,7 @@ test_cap_huge (void)
   g_assert_nonnull (strstr (terret_result_get_notice (result), "1048576"));
 
   /* No unread byte is charged to the next run. */
-  assert_run (executor, "echo next", 0, "next\n");
+  terret_test_assert_terminal_run (executor, "echo next", 0, "next\n");
 }
 
 /* --- Between runs ----------------------------------------------------- */
@@ -415,10 +374,10 @@ test_background_output_not_charged (void)
   g_autoptr(TerretExecutor) executor = new_executor ();
   g_autoptr(TerretResult) first = NULL;
 
-  first = run (executor, "(sleep 0.2; echo late; echo later) &");
+  first = terret_test_run_ok (executor, "(sleep 0.2; echo late; echo later) &");
   g_assert_cmpint (terret_result_get_exit_status (first), ==, 0);
   g_usleep (600 * 1000);
-  assert_run (executor, "echo now", 0, "now\n");
+  terret_test_assert_terminal_run (executor, "echo now", 0, "now\n");
 }
 
 static void
@@ -431,7 +390,7 @@ test_stale_session (void)
   GPid pid;
 
   g_clear_object (&result);
-  result = run (executor, cd);
+  result = terret_test_run_ok (executor, cd);
   pid = terret_executor_get_session_pid (executor, TERRET_DEFAULT_SESSION);
   g_assert_cmpint (kill (pid, SIGKILL), ==, 0);
   g_clear_object (&result);
@@ -440,7 +399,7 @@ test_stale_session (void)
   while (terret_test_process_alive (pid))
     g_usleep (10 * 1000);
 
-  result = run (executor, "echo fresh; pwd");
+  result = terret_test_run_ok (executor, "echo fresh; pwd");
   g_assert_cmpint (terret_result_get_exit_status (result), ==, 0);
   g_assert_nonnull (terret_result_get_notice (result));
   g_assert_nonnull (strstr (terret_result_get_notice (result), "gone"));
@@ -461,12 +420,12 @@ test_timeout (void)
   GPid pid;
 
   g_clear_object (&result);
-  result = run (executor, cd);
+  result = terret_test_run_ok (executor, cd);
   pid = terret_executor_get_session_pid (executor, TERRET_DEFAULT_SESSION);
   g_clear_object (&result);
 
-  result = run_in (executor, TERRET_DEFAULT_SESSION,
-                   "echo partial; sleep 30 & sleep 30; echo never", 0.5);
+  result = terret_test_run_in (executor, TERRET_DEFAULT_SESSION,
+                               "echo partial; sleep 30 & sleep 30; echo never", 0.5);
   g_assert_true (terret_result_get_timed_out (result));
   g_assert_false (terret_result_get_exited (result));
   g_assert_nonnull (terret_result_get_notice (result));
@@ -480,7 +439,7 @@ test_timeout (void)
   g_clear_object (&result);
 
   /* A working, fresh session next. */
-  result = run (executor, "echo again");
+  result = terret_test_run_ok (executor, "echo again");
   terret_test_assert_bytes_str (terret_result_get_stdout (result), "again\n");
   g_assert_cmpstr (terret_result_get_cwd (result), !=, dir);
 }
@@ -494,7 +453,7 @@ test_timeout_setting (void)
 
   terret_executor_set_setting (executor, "timeout", "0.3", &error);
   g_assert_no_error (error);
-  result = run (executor, "sleep 30");
+  result = terret_test_run_ok (executor, "sleep 30");
   g_assert_true (terret_result_get_timed_out (result));
 }
 
@@ -512,11 +471,11 @@ test_shell_death (void)
       g_autoptr(TerretResult) result = NULL;
       GPid pid;
 
-      result = run (executor, cd);
+      result = terret_test_run_ok (executor, cd);
       pid = terret_executor_get_session_pid (executor, TERRET_DEFAULT_SESSION);
       g_clear_object (&result);
 
-      result = run (executor, deaths[i]);
+      result = terret_test_run_ok (executor, deaths[i]);
       g_assert_false (terret_result_get_exited (result));
       g_assert_false (terret_result_get_timed_out (result));
       g_assert_nonnull (terret_result_get_notice (result));
@@ -531,7 +490,7 @@ test_shell_death (void)
       assert_session_gone (pid);
       g_clear_object (&result);
 
-      result = run (executor, "echo back");
+      result = terret_test_run_ok (executor, "echo back");
       terret_test_assert_bytes_str (terret_result_get_stdout (result), "back\n");
       g_assert_cmpstr (terret_result_get_cwd (result), !=, dir);
     }
@@ -565,7 +524,7 @@ test_cancel (void)
   g_autoptr(GError) error = NULL;
   GPid pid;
 
-  result = run (executor, "true");
+  result = terret_test_run_ok (executor, "true");
   pid = terret_executor_get_session_pid (executor, TERRET_DEFAULT_SESSION);
   g_clear_object (&result);
 
@@ -579,7 +538,7 @@ test_cancel (void)
   g_assert_null (result);
   assert_session_gone (pid);
 
-  result = run (executor, "echo ok");
+  result = terret_test_run_ok (executor, "echo ok");
   terret_test_assert_bytes_str (terret_result_get_stdout (result), "ok\n");
   g_assert_nonnull (terret_result_get_notice (result));
 }
@@ -655,14 +614,14 @@ test_hot_reconfigure (void)
   const char *env[] = { "PAGER=less", "TERRET_X=1", NULL };
 
   g_object_set (executor, "cwd", a, NULL);
-  assert_run (executor, "pwd", 0, a_line);
+  terret_test_assert_terminal_run (executor, "pwd", 0, a_line);
 
   /* The running shell keeps what it was started with... */
   g_object_set (executor, "cwd", b, "env", env, NULL);
   {
     g_autofree char *expected = g_strconcat (a_line, "cat\n", NULL);
 
-    assert_run (executor, "pwd; echo \"$PAGER$TERRET_X\"", 0, expected);
+    terret_test_assert_terminal_run (executor, "pwd; echo \"$PAGER$TERRET_X\"", 0, expected);
   }
 
   /* ...and the next session gets the new settings. */
@@ -670,7 +629,7 @@ test_hot_reconfigure (void)
   {
     g_autofree char *expected = g_strconcat (b_line, "less1\n", NULL);
 
-    assert_run (executor, "pwd; echo \"$PAGER$TERRET_X\"", 0, expected);
+    terret_test_assert_terminal_run (executor, "pwd; echo \"$PAGER$TERRET_X\"", 0, expected);
   }
 }
 
@@ -721,7 +680,7 @@ test_unavailable (void)
   g_clear_error (&error);
 
   g_object_set (executor, "cwd", NULL, NULL);
-  assert_run (executor, "echo works", 0, "works\n");
+  terret_test_assert_terminal_run (executor, "echo works", 0, "works\n");
 }
 
 /* --- Nothing left behind ---------------------------------------------- */
@@ -733,7 +692,7 @@ test_close_session (void)
   g_autoptr(TerretResult) result = NULL;
   GPid pid;
 
-  result = run (executor, "sleep 100 & sleep 100 & (trap '' HUP; sleep 100) &");
+  result = terret_test_run_ok (executor, "sleep 100 & sleep 100 & (trap '' HUP; sleep 100) &");
   pid = terret_executor_get_session_pid (executor, TERRET_DEFAULT_SESSION);
   g_assert_cmpuint (terret_test_count_session_members (pid), >=, 4);
 
@@ -743,15 +702,15 @@ test_close_session (void)
 
   /* Closing a key with no session is fine, and the key can run again. */
   terret_executor_close_session (executor, "never-used");
-  assert_run (executor, "echo again", 0, "again\n");
+  terret_test_assert_terminal_run (executor, "echo again", 0, "again\n");
 }
 
 static void
 test_close_all_and_dispose (void)
 {
   TerretExecutor *executor = new_executor ();
-  g_autoptr(TerretResult) a = run_in (executor, "a", "sleep 100 &", 0);
-  g_autoptr(TerretResult) b = run_in (executor, "b", "sleep 100 &", 0);
+  g_autoptr(TerretResult) a = terret_test_run_in (executor, "a", "sleep 100 &", 0);
+  g_autoptr(TerretResult) b = terret_test_run_in (executor, "b", "sleep 100 &", 0);
   GPid pid_a = terret_executor_get_session_pid (executor, "a");
   GPid pid_b = terret_executor_get_session_pid (executor, "b");
   g_autoptr(TerretResult) c = NULL;
@@ -761,7 +720,7 @@ test_close_all_and_dispose (void)
   assert_session_gone (pid_a);
   assert_session_gone (pid_b);
 
-  c = run_in (executor, "c", "sleep 100 &", 0);
+  c = terret_test_run_in (executor, "c", "sleep 100 &", 0);
   pid_c = terret_executor_get_session_pid (executor, "c");
   g_assert_cmpuint (terret_test_count_session_members (pid_c), >=, 2);
   g_object_unref (executor);
@@ -845,7 +804,7 @@ static gpointer
 thread_run (gpointer user_data)
 {
   TerretExecutor *executor = user_data;
-  g_autoptr(TerretResult) result = run_in (executor, "threaded", "export T=from-thread; echo hi", 0);
+  g_autoptr(TerretResult) result = terret_test_run_in (executor, "threaded", "export T=from-thread; echo hi", 0);
 
   g_assert_cmpint (terret_result_get_exit_status (result), ==, 0);
   terret_test_assert_bytes_str (terret_result_get_stdout (result), "hi\n");
@@ -862,7 +821,7 @@ test_sync_from_thread (void)
   g_thread_join (thread);
 
   /* The session outlives the thread that started it. */
-  result = run_in (executor, "threaded", "echo $T", 0);
+  result = terret_test_run_in (executor, "threaded", "echo $T", 0);
   terret_test_assert_bytes_str (terret_result_get_stdout (result), "from-thread\n");
   g_assert_null (terret_result_get_notice (result));
 }
@@ -990,7 +949,7 @@ test_interactive_repl (void)
 
   /* The session is idle again and kept its shell. */
   g_clear_object (&result);
-  result = run_in (executor, "repl", "echo after", 0);
+  result = terret_test_run_in (executor, "repl", "echo after", 0);
   terret_test_assert_bytes_str (terret_result_get_stdout (result), "after\n");
 }
 
@@ -1013,7 +972,7 @@ test_interactive_read_detached (void)
 
   /* What the command read is a variable of the session's shell now. */
   g_clear_object (&result);
-  result = run_in (executor, "read", "echo \"$x\"", 0);
+  result = terret_test_run_in (executor, "read", "echo \"$x\"", 0);
   terret_test_assert_bytes_str (terret_result_get_stdout (result), "hello there\n");
 }
 
@@ -1089,7 +1048,7 @@ test_detach_poll_to_completion (void)
   g_assert_null (result);
   g_clear_error (&error);
 
-  result = run_in (executor, "detach", "pwd", 0);
+  result = terret_test_run_in (executor, "detach", "pwd", 0);
   g_assert_cmpint (terret_executor_get_session_pid (executor, "detach"), ==, pid);
   g_assert_cmpstr (terret_result_get_cwd (result), ==, dir);
   g_assert_null (terret_result_get_notice (result));
@@ -1192,7 +1151,7 @@ test_interrupt_trap_once (void)
       /* Ended by the second ^C: interrupted, not killed, so the shell and
        * its state stay. */
       g_assert_cmpint (terret_result_get_exit_status (last), ==, 130);
-      result = run_in (executor, "trap", "echo still", 0);
+      result = terret_test_run_in (executor, "trap", "echo still", 0);
       g_assert_cmpint (terret_executor_get_session_pid (executor, "trap"), ==, pid);
       g_assert_null (terret_result_get_notice (result));
     }
@@ -1225,7 +1184,7 @@ test_interrupt_in_flight (void)
   g_autoptr(GError) error = NULL;
   GPid pid;
 
-  result = run_in (executor, "inflight", "true", 0);
+  result = terret_test_run_in (executor, "inflight", "true", 0);
   pid = terret_executor_get_session_pid (executor, "inflight");
   g_clear_object (&result);
 
@@ -1248,7 +1207,7 @@ test_interrupt_in_flight (void)
   }
 
   g_clear_object (&result);
-  result = run_in (executor, "inflight", "echo $KEEP", 0);
+  result = terret_test_run_in (executor, "inflight", "echo $KEEP", 0);
   terret_test_assert_bytes_str (terret_result_get_stdout (result), "1\n");
   g_assert_cmpint (terret_executor_get_session_pid (executor, "inflight"), ==, pid);
 }
@@ -1281,7 +1240,7 @@ test_interrupt_escalation (void)
 
   /* The next run gets a fresh shell. */
   g_clear_object (&result);
-  result = run_in (executor, "ignore", "echo fresh", 0);
+  result = terret_test_run_in (executor, "ignore", "echo fresh", 0);
   terret_test_assert_bytes_str (terret_result_get_stdout (result), "fresh\n");
   g_assert_cmpint (terret_executor_get_session_pid (executor, "ignore"), !=, pid);
 }
@@ -1301,7 +1260,7 @@ test_interactive_idle_errors (void)
   g_clear_error (&error);
 
   /* A session with nothing running. */
-  result = run_in (executor, "idle", "true", 0);
+  result = terret_test_run_in (executor, "idle", "true", 0);
   g_clear_object (&result);
   g_assert_false (terret_executor_send_input (executor, "idle", data, &error));
   g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST);
@@ -1325,7 +1284,7 @@ test_poll_while_run_in_flight (void)
   g_autoptr(TerretResult) result = NULL;
   g_autoptr(GError) error = NULL;
 
-  result = run (executor, "true");
+  result = terret_test_run_ok (executor, "true");
   g_clear_object (&result);
 
   terret_executor_run_async (executor, request, NULL, store_result, &async_result);
@@ -1405,7 +1364,7 @@ test_detach_cap_per_stretch (void)
   g_assert_cmpstr (out->str, ==, "end");
   g_assert_cmpint (terret_result_get_exit_status (last), ==, 0);
 
-  result = run_in (executor, "cap", "echo next", 0);
+  result = terret_test_run_in (executor, "cap", "echo next", 0);
   terret_test_assert_bytes_str (terret_result_get_stdout (result), "next\n");
 }
 

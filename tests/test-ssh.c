@@ -487,46 +487,6 @@ set_setting (TerretExecutor *executor,
   g_assert_no_error (error);
 }
 
-static TerretResult *
-run_in (TerretExecutor *executor,
-        const char     *session,
-        const char     *command,
-        double          timeout)
-{
-  g_autoptr(TerretRequest) request = terret_request_new (command);
-  g_autoptr(GError) error = NULL;
-  TerretResult *result;
-
-  terret_request_set_session (request, session);
-  terret_request_set_timeout (request, timeout);
-  result = terret_executor_run (executor, request, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (result);
-  return result;
-}
-
-static TerretResult *
-run (TerretExecutor *executor,
-     const char     *command)
-{
-  return run_in (executor, TERRET_DEFAULT_SESSION, command, 0);
-}
-
-static void
-assert_run (TerretExecutor *executor,
-            const char     *command,
-            int             status,
-            const char     *expected)
-{
-  g_autoptr(TerretResult) result = run (executor, command);
-
-  g_assert_true (terret_result_get_exited (result));
-  g_assert_cmpint (terret_result_get_exit_status (result), ==, status);
-  g_assert_false (terret_result_get_timed_out (result));
-  g_assert_null (terret_result_get_stderr (result));
-  terret_test_assert_bytes_str (terret_result_get_stdout (result), expected);
-}
-
 /* The run's error, which must be @code and mention each of @words
  * (case-insensitively). */
 static void
@@ -639,26 +599,26 @@ test_exact (Fixture       *fixture,
   SKIP_WITHOUT_SSHD (fixture);
   executor = new_executor (fixture);
 
-  assert_run (executor, "printf 'no newline'", 0, "no newline");
-  assert_run (executor, "printf 'a\\rb\\r'", 0, "a\rb\r");
-  assert_run (executor, "echo one; echo two >&2", 0, "one\ntwo\n");
-  assert_run (executor, "false", 1, "");
-  assert_run (executor, "(exit 255)", 255, "");
-  assert_run (executor, "", 0, "");
-  assert_run (executor, "printf '%s\\n' \"$TERM $PAGER $GIT_PAGER\"", 0, "dumb cat cat\n");
-  assert_run (executor, "stty size", 0, "24 80\n");
-  assert_run (executor, "printf '\\xc3\\xa9\\xe2\\x82\\xac\\x01\\x7f'", 0, "é€\x01\x7f");
-  assert_run (executor, "printf '%s' '\x03\x1a\x04\x1c' | od -An -tx1", 0, " 03 1a 04 1c\n");
-  assert_run (executor, "cat <<'EOF'\nline one\n  $HOME stays\nEOF", 0, "line one\n  $HOME stays\n");
-  assert_run (executor, "echo done", 0, "done\n");
+  terret_test_assert_terminal_run (executor, "printf 'no newline'", 0, "no newline");
+  terret_test_assert_terminal_run (executor, "printf 'a\\rb\\r'", 0, "a\rb\r");
+  terret_test_assert_terminal_run (executor, "echo one; echo two >&2", 0, "one\ntwo\n");
+  terret_test_assert_terminal_run (executor, "false", 1, "");
+  terret_test_assert_terminal_run (executor, "(exit 255)", 255, "");
+  terret_test_assert_terminal_run (executor, "", 0, "");
+  terret_test_assert_terminal_run (executor, "printf '%s\\n' \"$TERM $PAGER $GIT_PAGER\"", 0, "dumb cat cat\n");
+  terret_test_assert_terminal_run (executor, "stty size", 0, "24 80\n");
+  terret_test_assert_terminal_run (executor, "printf '\\xc3\\xa9\\xe2\\x82\\xac\\x01\\x7f'", 0, "é€\x01\x7f");
+  terret_test_assert_terminal_run (executor, "printf '%s' '\x03\x1a\x04\x1c' | od -An -tx1", 0, " 03 1a 04 1c\n");
+  terret_test_assert_terminal_run (executor, "cat <<'EOF'\nline one\n  $HOME stays\nEOF", 0, "line one\n  $HOME stays\n");
+  terret_test_assert_terminal_run (executor, "echo done", 0, "done\n");
 
   /* A remote terminal's modes cannot be set from here: each request puts
    * them back after its command, so echo turned on stays out of the next
    * run, and a command's status survives the restoring. */
-  assert_run (executor, "stty echo; exit_status_kept() { return 3; }; exit_status_kept", 3, "");
-  assert_run (executor, "echo after", 0, "after\n");
-  assert_run (executor, "set -- a b; stty echo", 0, "");
-  assert_run (executor, "echo \"$# $1 $2\"", 0, "2 a b\n");
+  terret_test_assert_terminal_run (executor, "stty echo; exit_status_kept() { return 3; }; exit_status_kept", 3, "");
+  terret_test_assert_terminal_run (executor, "echo after", 0, "after\n");
+  terret_test_assert_terminal_run (executor, "set -- a b; stty echo", 0, "");
+  terret_test_assert_terminal_run (executor, "echo \"$# $1 $2\"", 0, "2 a b\n");
 }
 
 static void
@@ -675,16 +635,16 @@ test_persistence (Fixture       *fixture,
   executor = new_executor (fixture);
 
   cd = g_strdup_printf ("cd '%s'; export TERRET_FOO=bar; X=local", fixture->dir);
-  first = run (executor, cd);
+  first = terret_test_run_ok (executor, cd);
   g_assert_cmpint (terret_result_get_exit_status (first), ==, 0);
   g_assert_cmpstr (terret_result_get_cwd (first), ==, fixture->dir);
 
   expected = g_strdup_printf ("%s bar local\n", fixture->dir);
-  assert_run (executor, "echo \"$PWD $TERRET_FOO $X\"", 0, expected);
+  terret_test_assert_terminal_run (executor, "echo \"$PWD $TERRET_FOO $X\"", 0, expected);
   g_assert_cmpuint (terret_session_executor_get_n_sessions (TERRET_SESSION_EXECUTOR (executor)), ==, 1);
 
   /* Another key is another remote shell, over another connection. */
-  other = run_in (executor, "other", "echo \"[$TERRET_FOO]\"", 0);
+  other = terret_test_run_in (executor, "other", "echo \"[$TERRET_FOO]\"", 0);
   terret_test_assert_bytes_str (terret_result_get_stdout (other), "[]\n");
   g_assert_cmpint (terret_executor_get_session_pid (executor, "other"), >, 0);
   g_assert_cmpint (terret_executor_get_session_pid (executor, "other"), !=,
@@ -710,8 +670,8 @@ test_cwd_and_env (Fixture       *fixture,
   set_setting (executor, "env", "TERRET_A=one two;TERRET_B=it's;PAGER=less");
 
   expected = g_strdup_printf ("%s|one two|it's|less|\n", dir);
-  assert_run (executor, "echo \"$PWD|$TERRET_A|$TERRET_B|$PAGER|$TERRET_SSH_HOST_ONLY\"", 0,
-              expected);
+  terret_test_assert_terminal_run (executor, "echo \"$PWD|$TERRET_A|$TERRET_B|$PAGER|$TERRET_SSH_HOST_ONLY\"", 0,
+                                   expected);
 
   /* A cwd the remote host does not have fails the start, saying so. */
   set_setting (executor, "cwd", "/nonexistent/terret");
@@ -731,7 +691,7 @@ test_shell_exit (Fixture       *fixture,
 
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
     {
-      g_autoptr(TerretResult) result = run (executor, commands[i]);
+      g_autoptr(TerretResult) result = terret_test_run_ok (executor, commands[i]);
       g_autoptr(TerretResult) next = NULL;
 
       /* The remote shell ended, the connection did not fail: the client
@@ -741,7 +701,7 @@ test_shell_exit (Fixture       *fixture,
       g_assert_nonnull (terret_result_get_notice (result));
       g_assert_null (strstr (terret_result_get_notice (result), "connection"));
 
-      next = run (executor, "echo again");
+      next = terret_test_run_ok (executor, "echo again");
       g_assert_cmpint (terret_result_get_exit_status (next), ==, 0);
       terret_test_assert_bytes_str (terret_result_get_stdout (next), "again\n");
     }
@@ -771,11 +731,11 @@ test_timeout (Fixture       *fixture,
   SKIP_WITHOUT_SSHD (fixture);
   executor = new_executor (fixture);
 
-  assert_run (executor, "export KEPT=1", 0, "");
+  terret_test_assert_terminal_run (executor, "export KEPT=1", 0, "");
   pid = terret_executor_get_session_pid (executor, TERRET_DEFAULT_SESSION);
   g_assert_cmpint (pid, >, 0);
 
-  result = run_in (executor, TERRET_DEFAULT_SESSION, command, 1);
+  result = terret_test_run_in (executor, TERRET_DEFAULT_SESSION, command, 1);
   g_assert_true (terret_result_get_timed_out (result));
   g_assert_false (terret_result_get_exited (result));
   terret_test_assert_bytes_str (terret_result_get_stdout (result), "partial\n");
@@ -785,7 +745,7 @@ test_timeout (Fixture       *fixture,
   assert_session_gone (pid);
   assert_no_process_with_arg (word);
 
-  next = run (executor, "echo \"after [$KEPT]\"");
+  next = terret_test_run_ok (executor, "echo \"after [$KEPT]\"");
   g_assert_cmpint (terret_result_get_exit_status (next), ==, 0);
   /* Reconnected: a fresh shell, as the timeout's notice said. */
   terret_test_assert_bytes_str (terret_result_get_stdout (next), "after []\n");
@@ -837,9 +797,9 @@ test_close_ends_remote (Fixture       *fixture,
   SKIP_WITHOUT_SSHD (fixture);
   executor = new_executor (fixture);
 
-  result = run (executor, command);
+  result = terret_test_run_ok (executor, command);
   g_assert_cmpint (terret_result_get_exit_status (result), ==, 0);
-  other = run_in (executor, "other", other_command, 0);
+  other = terret_test_run_in (executor, "other", other_command, 0);
   g_assert_cmpint (terret_result_get_exit_status (other), ==, 0);
   await_process_with_arg (word);
   await_process_with_arg (other_word);
@@ -879,7 +839,7 @@ test_refused (Fixture       *fixture,
   g_free (port);
   port = g_strdup_printf ("%u", fixture->port);
   set_setting (executor, "port", port);
-  assert_run (executor, "echo up", 0, "up\n");
+  terret_test_assert_terminal_run (executor, "echo up", 0, "up\n");
 }
 
 static void
@@ -933,7 +893,7 @@ test_host_key_unknown (Fixture       *fixture,
 
   /* accept-new learns the key on first use. */
   set_setting (executor, "strict-host-key-checking", "accept-new");
-  assert_run (executor, "echo learned", 0, "learned\n");
+  terret_test_assert_terminal_run (executor, "echo learned", 0, "learned\n");
   g_file_get_contents (known_hosts, &learned, NULL, NULL);
   g_assert_nonnull (strstr (learned, pub));
 }
@@ -986,7 +946,7 @@ test_connection_dropped (Fixture       *fixture,
 
   SKIP_WITHOUT_SSHD (fixture);
   executor = new_executor (fixture);
-  assert_run (executor, "export KEPT=1", 0, "");
+  terret_test_assert_terminal_run (executor, "export KEPT=1", 0, "");
   pid = terret_executor_get_session_pid (executor, TERRET_DEFAULT_SESSION);
 
   /* sshd dies (listener and connection alike) while the command runs. */
@@ -1012,7 +972,7 @@ test_connection_dropped (Fixture       *fixture,
 
   /* With sshd back, the next run reconnects, in a fresh shell. */
   sshd_start (fixture);
-  next = run (executor, "echo \"back [$KEPT]\"");
+  next = terret_test_run_ok (executor, "echo \"back [$KEPT]\"");
   g_assert_cmpint (terret_result_get_exit_status (next), ==, 0);
   terret_test_assert_bytes_str (terret_result_get_stdout (next), "back []\n");
 }
@@ -1036,7 +996,7 @@ test_connection_dropped_detached (Fixture       *fixture,
 
   SKIP_WITHOUT_SSHD (fixture);
   executor = new_executor (fixture);
-  assert_run (executor, "export KEPT=1", 0, "");
+  terret_test_assert_terminal_run (executor, "export KEPT=1", 0, "");
   pid = terret_executor_get_session_pid (executor, TERRET_DEFAULT_SESSION);
 
   /* A short timeout, to detach while the command runs. */
@@ -1074,7 +1034,7 @@ test_connection_dropped_detached (Fixture       *fixture,
   assert_session_gone (pid);
 
   sshd_start (fixture);
-  next = run (executor, "echo \"back [$KEPT]\"");
+  next = terret_test_run_ok (executor, "echo \"back [$KEPT]\"");
   g_assert_cmpint (terret_result_get_exit_status (next), ==, 0);
   terret_test_assert_bytes_str (terret_result_get_stdout (next), "back []\n");
 }
