@@ -5,7 +5,7 @@
 
 #include "config.h"
 
-#include "terret-capture.h"
+#include "terret-capture-private.h"
 
 #include <string.h>
 
@@ -38,7 +38,7 @@ utf8_sequence_length (guint8 lead)
   return 0;
 }
 
-/**
+/*
  * terret_utf8_whole_prefix:
  * @data: (array length=len) (nullable): the bytes before a cut
  * @len: where the cut lies, the number of bytes in @data
@@ -64,8 +64,6 @@ utf8_sequence_length (guint8 lead)
  *
  * Returns: the length of the prefix of @data that ends on a character
  *   boundary, at most @len and at least `@len - 3`
- *
- * Since: 0.1
  */
 gsize
 terret_utf8_whole_prefix (const guint8 *data,
@@ -93,7 +91,7 @@ terret_utf8_whole_prefix (const guint8 *data,
   return len;
 }
 
-/**
+/*
  * terret_utf8_whole_suffix:
  * @data: (array length=len) (nullable): the bytes around a cut
  * @len: the number of bytes in @data
@@ -111,8 +109,6 @@ terret_utf8_whole_prefix (const guint8 *data,
  *
  * Returns: the first offset at or after @start that does not split a
  *   character, at most `@start + 3`
- *
- * Since: 0.1
  */
 gsize
 terret_utf8_whole_suffix (const guint8 *data,
@@ -251,7 +247,7 @@ static TerretHeadCapture *head_capture_copy (TerretHeadCapture *self);
 G_DEFINE_BOXED_TYPE (TerretHeadCapture, terret_head_capture,
                      head_capture_copy, terret_head_capture_free)
 
-/**
+/*
  * terret_head_capture_new:
  * @limit: how many bytes of the stream's head to keep; may be 0
  * @window: the length of the longest marker a reader looks for; at
@@ -266,8 +262,6 @@ G_DEFINE_BOXED_TYPE (TerretHeadCapture, terret_head_capture,
  *
  * Returns: (transfer full): a new capture; free it with
  *   [method@Terret.HeadCapture.free]
- *
- * Since: 0.1
  */
 TerretHeadCapture *
 terret_head_capture_new (gsize limit,
@@ -303,13 +297,11 @@ head_capture_copy (TerretHeadCapture *self)
   return copy;
 }
 
-/**
+/*
  * terret_head_capture_free:
  * @self: (transfer full) (nullable): a capture
  *
  * Frees @self and the bytes it holds. Nothing happens when @self is %NULL.
- *
- * Since: 0.1
  */
 void
 terret_head_capture_free (TerretHeadCapture *self)
@@ -394,7 +386,7 @@ head_capture_roll (TerretHeadCapture *self,
   self->roll_len = new_len;
 }
 
-/**
+/*
  * terret_head_capture_append:
  * @self: a capture that is not spent
  * @data: (array length=len) (nullable): the stream's next bytes
@@ -404,8 +396,6 @@ head_capture_roll (TerretHeadCapture *self,
  * those past it are counted, and kept only while they are among the last
  * bytes of the stream that [method@Terret.HeadCapture.peek] shows. An
  * empty append changes nothing.
- *
- * Since: 0.1
  */
 void
 terret_head_capture_append (TerretHeadCapture *self,
@@ -464,7 +454,7 @@ terret_head_capture_append (TerretHeadCapture *self,
                      data + take, len - take, must_keep);
 }
 
-/**
+/*
  * terret_head_capture_get_seen:
  * @self: a capture
  *
@@ -472,8 +462,6 @@ terret_head_capture_append (TerretHeadCapture *self,
  * valid after the capture is spent.
  *
  * Returns: the stream offset just past the last byte appended
- *
- * Since: 0.1
  */
 guint64
 terret_head_capture_get_seen (TerretHeadCapture *self)
@@ -483,7 +471,7 @@ terret_head_capture_get_seen (TerretHeadCapture *self)
   return self->seen;
 }
 
-/**
+/*
  * terret_head_capture_peek:
  * @self: a capture that is not spent
  * @region_start: (out) (optional): the stream offset of the region's
@@ -504,8 +492,6 @@ terret_head_capture_get_seen (TerretHeadCapture *self)
  *
  * Returns: (array length=region_len) (transfer none): the region's bytes;
  *   never %NULL, even when it is empty
- *
- * Since: 0.1
  */
 const guint8 *
 terret_head_capture_peek (TerretHeadCapture *self,
@@ -551,7 +537,7 @@ head_capture_spend (TerretHeadCapture *self,
   return bytes;
 }
 
-/**
+/*
  * terret_head_capture_finish:
  * @self: a capture that is not spent
  * @end: the stream offset where the output ends (where a scanner found a
@@ -574,8 +560,6 @@ head_capture_spend (TerretHeadCapture *self,
  * [method@Terret.HeadCapture.free] may still be called on it.
  *
  * Returns: (transfer full): the output
- *
- * Since: 0.1
  */
 GBytes *
 terret_head_capture_finish (TerretHeadCapture *self,
@@ -602,7 +586,7 @@ terret_head_capture_finish (TerretHeadCapture *self,
   return head_capture_spend (self, output_len);
 }
 
-/**
+/*
  * terret_head_capture_finish_partial:
  * @self: a capture that is not spent
  * @dropped: (out) (optional): where to store how many bytes of the stream
@@ -619,8 +603,6 @@ terret_head_capture_finish (TerretHeadCapture *self,
  * leaves @self spent.
  *
  * Returns: (transfer full): the output
- *
- * Since: 0.1
  */
 GBytes *
 terret_head_capture_finish_partial (TerretHeadCapture *self,
@@ -662,7 +644,7 @@ static TerretTailCapture *tail_capture_copy (TerretTailCapture *self);
 G_DEFINE_BOXED_TYPE (TerretTailCapture, terret_tail_capture,
                      tail_capture_copy, terret_tail_capture_free)
 
-/**
+/*
  * terret_tail_capture_new:
  * @window: how many of the stream's last bytes to keep at least, before
  *   line alignment
@@ -689,8 +671,6 @@ G_DEFINE_BOXED_TYPE (TerretTailCapture, terret_tail_capture,
  *
  * Returns: (transfer full): a new capture; free it with
  *   [method@Terret.TailCapture.free]
- *
- * Since: 0.1
  */
 TerretTailCapture *
 terret_tail_capture_new (gsize window,
@@ -723,13 +703,11 @@ tail_capture_copy (TerretTailCapture *self)
   return copy;
 }
 
-/**
+/*
  * terret_tail_capture_free:
  * @self: (transfer full) (nullable): a capture
  *
  * Frees @self and the bytes it holds. Nothing happens when @self is %NULL.
- *
- * Since: 0.1
  */
 void
 terret_tail_capture_free (TerretTailCapture *self)
@@ -794,7 +772,7 @@ tail_capture_find_cut (TerretTailCapture *self,
   return from + terret_utf8_whole_suffix (around, around_len, keep - from);
 }
 
-/**
+/*
  * terret_tail_capture_append:
  * @self: a capture that is not spent
  * @data: (array length=len) (nullable): the stream's next bytes
@@ -803,8 +781,6 @@ tail_capture_find_cut (TerretTailCapture *self,
  * Appends the stream's next bytes, evicting the oldest ones as described
  * in [ctor@Terret.TailCapture.new]. Bytes of @data that an eviction would
  * discard are never copied. An empty append changes nothing.
- *
- * Since: 0.1
  */
 void
 terret_tail_capture_append (TerretTailCapture *self,
@@ -865,7 +841,7 @@ terret_tail_capture_append (TerretTailCapture *self,
     }
 }
 
-/**
+/*
  * terret_tail_capture_get_seen:
  * @self: a capture
  *
@@ -873,8 +849,6 @@ terret_tail_capture_append (TerretTailCapture *self,
  * valid after the capture is spent.
  *
  * Returns: the number of bytes appended
- *
- * Since: 0.1
  */
 guint64
 terret_tail_capture_get_seen (TerretTailCapture *self)
@@ -884,7 +858,7 @@ terret_tail_capture_get_seen (TerretTailCapture *self)
   return self->seen;
 }
 
-/**
+/*
  * terret_tail_capture_get_size:
  * @self: a capture
  *
@@ -893,8 +867,6 @@ terret_tail_capture_get_seen (TerretTailCapture *self)
  * held.
  *
  * Returns: the number of bytes held
- *
- * Since: 0.1
  */
 gsize
 terret_tail_capture_get_size (TerretTailCapture *self)
@@ -904,7 +876,7 @@ terret_tail_capture_get_size (TerretTailCapture *self)
   return self->len;
 }
 
-/**
+/*
  * terret_tail_capture_finish:
  * @self: a capture that is not spent
  * @dropped: (out) (optional): where to store how many of the stream's
@@ -921,8 +893,6 @@ terret_tail_capture_get_size (TerretTailCapture *self)
  * [method@Terret.TailCapture.free] may still be called on it.
  *
  * Returns: (transfer full): the kept bytes
- *
- * Since: 0.1
  */
 GBytes *
 terret_tail_capture_finish (TerretTailCapture *self,

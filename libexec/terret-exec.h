@@ -11,13 +11,14 @@
 #include "terret-types.h"
 #include "terret-enum-types.h"
 #include "terret-error.h"
-#include "terret-capture.h"
 #include "terret-request.h"
 #include "terret-result.h"
 #include "terret-executor.h"
 #include "terret-backend-info.h"
+#include "terret-process.h"
+#include "terret-launcher.h"
 #include "terret-shell-channel.h"
-#include "terret-shell-session.h"
 #include "terret-session-executor.h"
+#include "terret-command-executor.h"
 
 #undef __TERRET_EXEC_INSIDE__

@@ -185,6 +185,9 @@ TerretResult       *terret_executor_poll             (TerretExecutor       *self
                                                       double                wait,
                                                       GCancellable         *cancellable,
                                                       GError              **error);
+TERRET_AVAILABLE_IN_0_2
+GParamSpec        **terret_executor_list_settings    (TerretExecutor       *self,
+                                                      guint                *n_settings);
 TERRET_AVAILABLE_IN_0_1
 gboolean            terret_executor_set_setting      (TerretExecutor       *self,
                                                       const char           *key,

@@ -19,5 +19,6 @@ GIOExtension      *_terret_registry_lookup_type         (GType          type);
 char              *_terret_registry_list_names          (void);
 GKeyFile          *_terret_registry_load_config         (char         **path,
                                                          GError       **error);
+const char        *_terret_registry_backend_name        (TerretExecutor *self);
 
 G_END_DECLS

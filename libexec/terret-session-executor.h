@@ -11,32 +11,13 @@
 
 #include <gio/gio.h>
 
+#include "terret-launcher.h"
+#include "terret-result.h"
 #include "terret-shell-channel.h"
-#include "terret-shell-session.h"
 #include "terret-types.h"
 #include "terret-version-macros.h"
 
 G_BEGIN_DECLS
-
-/**
- * TERRET_SESSION_EXECUTOR_DEFAULT_TIMEOUT:
- *
- * Seconds a command may run by default when its request names no
- * timeout: two minutes.
- *
- * Since: 0.1
- */
-#define TERRET_SESSION_EXECUTOR_DEFAULT_TIMEOUT 120.0
-
-/**
- * TERRET_SESSION_EXECUTOR_DEFAULT_SHELL:
- *
- * The shell a session runs by default, looked up in `PATH` where it
- * starts.
- *
- * Since: 0.1
- */
-#define TERRET_SESSION_EXECUTOR_DEFAULT_SHELL "bash"
 
 #define TERRET_TYPE_SESSION_EXECUTOR (terret_session_executor_get_type ())
 
@@ -64,21 +45,22 @@ G_DECLARE_DERIVABLE_TYPE (TerretSessionExecutor, terret_session_executor, TERRET
  *   the configuration was applied. A failure should be
  *   %TERRET_EXEC_ERROR_UNAVAILABLE saying what is missing. %NULL (the
  *   default) means always available.
- * @prepare_session: adjust @session before a run, after the common
- *   settings were applied to it (for instance replace its environment).
- *   Called without any lock held; an error fails the run. Optional.
- * @finish_run: complete the run of @session_key on @session: the default
- *   returns terret_shell_session_run_finish() of @result. A subclass that
- *   knows more about a failure than the session does (why a connection
- *   was lost) chains up, then rewrites the error or adds a notice to the
- *   result with terret_result_add_notice(). Called on the caller's
- *   context.
- * @finish_poll: complete a poll of @session_key on @session (the output
- *   of a command a timeout detached from, and in the end its outcome):
- *   the default returns terret_shell_session_poll_finish() of @result.
- *   A subclass that overrides @finish_run to explain how a command ended
- *   overrides this one the same way, for commands that end while
- *   detached. Called on the caller's context.
+ * @prepare_spawn: adjust what a new shell of @session_key starts with,
+ *   just before @channel spawns it: @launcher holds the shell's
+ *   environment (the host's, the session defaults such as `TERM=dumb`,
+ *   then the env setting) and the cwd setting, @handshake_timeout the
+ *   seconds the new shell has to answer. A remote backend replaces the
+ *   environment with [method@Terret.SessionExecutor.dup_environ] (the
+ *   host's means nothing there) and adds its connection's time to the
+ *   handshake. Called without any lock held; an error fails the run.
+ *   Optional.
+ * @explain_outcome: complete a run (or, with @polled, a poll of a command
+ *   a timeout detached from) of @session_key: the engine's outcome is
+ *   @result or @failure, exactly one of them, both transferred. The
+ *   default passes it on. A subclass that knows more than the engine
+ *   does about how a shell ended or failed to start (why a connection was
+ *   lost) rewrites the error, or adds to the result with
+ *   terret_result_add_notice(). Called on the caller's context.
  *
  * The virtual methods of [class@Terret.SessionExecutor].
  *
@@ -95,26 +77,29 @@ struct _TerretSessionExecutorClass
   gboolean            (*check_available)  (TerretSessionExecutor  *self,
                                            GCancellable           *cancellable,
                                            GError                **error);
-  gboolean            (*prepare_session)  (TerretSessionExecutor  *self,
+  gboolean            (*prepare_spawn)    (TerretSessionExecutor  *self,
                                            const char             *session_key,
-                                           TerretShellSession     *session,
+                                           TerretShellChannel     *channel,
+                                           TerretLauncher         *launcher,
+                                           double                 *handshake_timeout,
                                            GError                **error);
-  TerretResult       *(*finish_run)       (TerretSessionExecutor  *self,
+  TerretResult       *(*explain_outcome)  (TerretSessionExecutor  *self,
                                            const char             *session_key,
-                                           TerretShellSession     *session,
-                                           GAsyncResult           *result,
-                                           GError                **error);
-  TerretResult       *(*finish_poll)      (TerretSessionExecutor  *self,
-                                           const char             *session_key,
-                                           TerretShellSession     *session,
-                                           GAsyncResult           *result,
+                                           TerretShellChannel     *channel,
+                                           gboolean                polled,
+                                           TerretResult           *result,
+                                           GError                 *failure,
                                            GError                **error);
 
   /*< private >*/
-  gpointer _reserved[7];
+  gpointer _reserved[8];
 };
 
 TERRET_AVAILABLE_IN_0_1
-guint                terret_session_executor_get_n_sessions (TerretSessionExecutor *self);
+guint                terret_session_executor_get_n_sessions (TerretSessionExecutor  *self);
+TERRET_AVAILABLE_IN_0_2
+char               **terret_session_executor_dup_environ    (TerretSessionExecutor  *self,
+                                                             gboolean                inherit,
+                                                             GError                **error);
 
 G_END_DECLS

@@ -1,5 +1,5 @@
 /* terret-settings.c: backend settings from the strings of a config file
- * or a command line
+ * or a command line, and applying them
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -9,6 +9,8 @@
 #include <math.h>
 
 #include "terret-error.h"
+#include "terret-executor.h"
+#include "terret-registry-private.h"
 #include "terret-settings-private.h"
 
 static gboolean
@@ -298,4 +300,218 @@ _terret_settings_describe_type (GParamSpec *pspec)
     }
 
   return g_strdup (g_type_name (type));
+}
+
+/* --- Applying settings ---------------------------------------------------- */
+
+static gboolean
+is_setting (GParamSpec *pspec)
+{
+  return (pspec->flags & G_PARAM_WRITABLE) != 0 &&
+         (pspec->flags & G_PARAM_CONSTRUCT_ONLY) == 0;
+}
+
+/**
+ * terret_executor_list_settings:
+ * @self: an executor
+ * @n_settings: (out) (optional): where to store how many there are
+ *
+ * Lists the backend's settings: the properties that
+ * [method@Terret.Executor.set_setting], `--set` and the configuration
+ * file's group can set, with their types, ranges, defaults and
+ * descriptions.
+ *
+ * Returns: (array length=n_settings) (transfer container): the settings,
+ *   %NULL-terminated
+ *
+ * Since: 0.2
+ */
+GParamSpec **
+terret_executor_list_settings (TerretExecutor *self,
+                               guint          *n_settings)
+{
+  g_autofree GParamSpec **pspecs = NULL;
+  GPtrArray *settings = g_ptr_array_new ();
+  guint n = 0;
+
+  g_return_val_if_fail (TERRET_IS_EXECUTOR (self), NULL);
+
+  pspecs = g_object_class_list_properties (G_OBJECT_GET_CLASS (self), &n);
+  for (guint i = 0; i < n; i++)
+    if (is_setting (pspecs[i]))
+      g_ptr_array_add (settings, pspecs[i]);
+
+  if (n_settings != NULL)
+    *n_settings = settings->len;
+  g_ptr_array_add (settings, NULL);
+  return (GParamSpec **)g_ptr_array_free (settings, FALSE);
+}
+
+static char *
+list_settings (TerretExecutor *self)
+{
+  g_autofree GParamSpec **pspecs = terret_executor_list_settings (self, NULL);
+  g_autoptr(GString) names = g_string_new (NULL);
+
+  for (guint i = 0; pspecs[i] != NULL; i++)
+    {
+      if (names->len > 0)
+        g_string_append (names, ", ");
+      g_string_append (names, g_param_spec_get_name (pspecs[i]));
+    }
+
+  if (names->len == 0)
+    g_string_append (names, "none");
+
+  return g_string_free (g_steal_pointer (&names), FALSE);
+}
+
+static GParamSpec *
+find_setting (TerretExecutor  *self,
+              const char      *key,
+              GError         **error)
+{
+  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (self), key);
+
+  if (pspec == NULL || !is_setting (pspec))
+    {
+      g_autofree char *names = list_settings (self);
+
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG,
+                   "the %s backend has no setting “%s”; its settings: %s",
+                   _terret_registry_backend_name (self), key, names);
+      return NULL;
+    }
+
+  return pspec;
+}
+
+static gboolean
+set_value (TerretExecutor  *self,
+           GParamSpec      *pspec,
+           GValue          *value,
+           const char      *text,
+           GError         **error)
+{
+  /* validate() clamps an out-of-range value and says it did; a setting
+   * that silently became something else would be worse than an error. */
+  if (g_param_value_validate (pspec, value))
+    {
+      g_autofree char *expected = _terret_settings_describe_type (pspec);
+
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG,
+                   "invalid value “%s” for %s: expected %s",
+                   text, g_param_spec_get_name (pspec), expected);
+      return FALSE;
+    }
+
+  g_object_set_property (G_OBJECT (self), g_param_spec_get_name (pspec), value);
+  return TRUE;
+}
+
+/**
+ * terret_executor_set_setting:
+ * @self: an executor
+ * @key: a setting's name (a writable property of the backend)
+ * @value: its value as text
+ *
+ * Sets one backend setting from text, converted by the setting's type:
+ * numbers within the setting's range, `true`/`false`, an enumeration's
+ * nick, a list separated by `;`. An empty value puts a setting whose
+ * default is unset back to unset. A live executor applies the new value
+ * from its next session on.
+ *
+ * Returns: %TRUE on success; %FALSE with %TERRET_EXEC_ERROR_INVALID_CONFIG
+ *   naming the key and what is allowed
+ *
+ * Since: 0.1
+ */
+gboolean
+terret_executor_set_setting (TerretExecutor  *self,
+                             const char      *key,
+                             const char      *value,
+                             GError         **error)
+{
+  g_auto(GValue) gvalue = G_VALUE_INIT;
+  GParamSpec *pspec;
+
+  g_return_val_if_fail (TERRET_IS_EXECUTOR (self), FALSE);
+  g_return_val_if_fail (key != NULL, FALSE);
+  g_return_val_if_fail (value != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if ((pspec = find_setting (self, key, error)) == NULL)
+    return FALSE;
+
+  if (!_terret_settings_value_from_string (pspec, value, &gvalue, error))
+    return FALSE;
+
+  return set_value (self, pspec, &gvalue, value, error);
+}
+
+/**
+ * terret_executor_apply_key_file:
+ * @self: an executor
+ * @key_file: a key file
+ * @origin: (nullable): where @key_file came from, for error messages
+ *
+ * Applies the group of @key_file named after @self's backend (`[pty]`,
+ * `[oneshot]`, ...) as settings, in the file's order. A missing group is
+ * not an error.
+ *
+ * Returns: %TRUE on success; %FALSE with %TERRET_EXEC_ERROR_INVALID_CONFIG
+ *   naming @origin, the group and the key
+ *
+ * Since: 0.1
+ */
+gboolean
+terret_executor_apply_key_file (TerretExecutor  *self,
+                                GKeyFile        *key_file,
+                                const char      *origin,
+                                GError         **error)
+{
+  const char *group;
+  g_auto(GStrv) keys = NULL;
+
+  g_return_val_if_fail (TERRET_IS_EXECUTOR (self), FALSE);
+  g_return_val_if_fail (key_file != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (origin == NULL)
+    origin = "configuration";
+
+  group = _terret_registry_backend_name (self);
+  if (!g_key_file_has_group (key_file, group))
+    return TRUE;
+
+  keys = g_key_file_get_keys (key_file, group, NULL, NULL);
+  for (guint i = 0; keys != NULL && keys[i] != NULL; i++)
+    {
+      g_autoptr(GError) local_error = NULL;
+      g_auto(GValue) gvalue = G_VALUE_INIT;
+      g_autofree char *text = NULL;
+      GParamSpec *pspec;
+      gboolean ok;
+
+      /* GKeyFile unescapes strings itself; lists keep their raw syntax so
+       * the settings parser reads them as it reads `--set`. */
+      pspec = find_setting (self, keys[i], &local_error);
+      if (pspec != NULL && G_PARAM_SPEC_VALUE_TYPE (pspec) == G_TYPE_STRV)
+        text = g_key_file_get_value (key_file, group, keys[i], &local_error);
+      else if (pspec != NULL)
+        text = g_key_file_get_string (key_file, group, keys[i], &local_error);
+
+      ok = text != NULL &&
+           _terret_settings_value_from_string (pspec, text, &gvalue, &local_error) &&
+           set_value (self, pspec, &gvalue, text, &local_error);
+
+      if (!ok)
+        {
+          g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG,
+                       "%s: [%s] %s: %s", origin, group, keys[i], local_error->message);
+          return FALSE;
+        }
+    }
+
+  return TRUE;
 }

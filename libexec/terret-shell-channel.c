@@ -10,32 +10,34 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <glib-unix.h>
 #include <glib/gstdio.h>
 
+#include "terret-error.h"
 #include "terret-shell-channel.h"
 
 /**
  * TerretShellChannel:
  *
- * What carries one shell's terminal for a [class@Terret.ShellSession]:
- * a local pseudo-terminal, an `ssh -tt` process, a sandbox's exec
- * stream. The session drives the protocol (handshake, framing, marker,
- * caps, timeouts, restarts); the channel only starts the shell, carries
- * its bytes, says when it has ended and ends it.
+ * What carries one shell's terminal for a session of a
+ * [class@Terret.SessionExecutor]: a local pseudo-terminal, an `ssh -tt`
+ * client, a container engine's exec stream. The session drives the
+ * protocol (handshake, framing, marker, caps, timeouts, restarts); the
+ * channel only starts the shell's process, carries its bytes, and ends
+ * it.
  *
- * A subclass implements `spawn`, which starts the process and hands it
- * over with [method@Terret.ShellChannel.set_process]: a pid and the
- * descriptors the shell's output is read from and its input written to
- * (the same descriptor for a pty master). Everything else has a default
- * built on that process: a child watch says when it ended, `waitpid`
- * reaps it, and ending it SIGKILLs the process group it leads, so a
- * channel whose process is a local child (a pty, an `ssh` client) needs
- * nothing more. A subclass that can set the terminal's modes from the
- * host side (termios on a local pty master) implements `prepare_run`.
+ * A subclass implements `spawn`: it starts the process through the
+ * [class@Terret.Launcher] it is handed, which runs it contained under the
+ * executor's launcher process, and hands it over with
+ * [method@Terret.ShellChannel.set_process] together with the descriptors
+ * the shell's output is read from and its input written to (the same
+ * descriptor for a pty master). Ending it ([method@Terret.ShellChannel.kill],
+ * [method@Terret.ShellChannel.terminate]) ends everything the shell
+ * started, whatever session or process group it moved to. A subclass
+ * that can set the terminal's modes from the host side (termios on a
+ * local pty master) implements `prepare_run`.
  *
  * A channel can be spawned again after it was terminated, which is how a
  * session replaces a shell that ended.
@@ -45,168 +47,25 @@
 
 typedef struct
 {
-  GPid pid;
+  TerretProcess *process;       /* (owned) (nullable) */
   int read_fd;
   int write_fd;
-  int wait_status;
-  guint open : 1;
-  guint leads_group : 1;
   /* Only a pipe or a socket raises SIGPIPE; a terminal answers EIO. Known
    * once, so a pty's writes skip the three signal-mask calls. */
   guint write_may_raise_sigpipe : 1;
-  /* Written on the thread that watches the process, read by any thread
-   * that asks for the pid or kills; hence atomic. */
-  gint exited;
 } TerretShellChannelPrivate;
 
 G_DEFINE_TYPE_WITH_PRIVATE (TerretShellChannel, terret_shell_channel, G_TYPE_OBJECT)
-
-/* --- The exit source -------------------------------------------------- */
-
-/* A source that becomes ready once the channel's process has ended. It
- * wraps the child watch (a child source) so that callers get a plain
- * GSourceFunc whatever the channel uses underneath, and so that the exit
- * status is recorded on the channel (which then knows the pid is reaped
- * and must never be waited for or signalled alone again). */
-typedef struct
-{
-  GSource source;
-  TerretShellChannel *channel;  /* (owned) */
-} ExitSource;
-
-static gboolean
-exit_source_ready (GSource *source)
-{
-  ExitSource *self = (ExitSource *)source;
-  TerretShellChannelPrivate *priv = terret_shell_channel_get_instance_private (self->channel);
-
-  return g_atomic_int_get (&priv->exited);
-}
-
-static gboolean
-exit_source_prepare (GSource *source,
-                     int     *timeout)
-{
-  *timeout = -1;
-  return exit_source_ready (source);
-}
-
-static gboolean
-exit_source_dispatch (GSource     *source,
-                      GSourceFunc  callback,
-                      gpointer     user_data)
-{
-  if (!exit_source_ready (source))
-    return G_SOURCE_CONTINUE;
-
-  if (callback == NULL)
-    return G_SOURCE_REMOVE;
-
-  return callback (user_data);
-}
-
-static void
-exit_source_finalize (GSource *source)
-{
-  ExitSource *self = (ExitSource *)source;
-
-  g_clear_object (&self->channel);
-}
-
-static GSourceFuncs exit_source_funcs = {
-  exit_source_prepare,
-  exit_source_ready,
-  exit_source_dispatch,
-  exit_source_finalize,
-  NULL, NULL,
-};
-
-static void
-exit_source_child_exited (GPid     pid,
-                          int      wait_status,
-                          gpointer user_data)
-{
-  ExitSource *self = user_data;
-
-  /* GLib has reaped the child; the parent source sees `exited` in its
-   * next prepare, in this same context. */
-  terret_shell_channel_set_exited (self->channel, wait_status);
-  g_source_set_ready_time ((GSource *)self, 0);
-}
-
-static GSource *
-terret_shell_channel_real_create_exit_source (TerretShellChannel *self)
-{
-  TerretShellChannelPrivate *priv = terret_shell_channel_get_instance_private (self);
-  GSource *source = g_source_new (&exit_source_funcs, sizeof (ExitSource));
-
-  ((ExitSource *)source)->channel = g_object_ref (self);
-  g_source_set_static_name (source, "[terret] shell exit");
-
-  if (priv->pid > 0 && !g_atomic_int_get (&priv->exited))
-    {
-      g_autoptr(GSource) watch = g_child_watch_source_new (priv->pid);
-
-      g_source_set_callback (watch, G_SOURCE_FUNC (exit_source_child_exited),
-                             source, NULL);
-      g_source_add_child_source (source, watch);
-    }
-
-  return source;
-}
-
-/* --- Default implementations ------------------------------------------ */
-
-static gboolean
-terret_shell_channel_real_check_exited (TerretShellChannel *self)
-{
-  TerretShellChannelPrivate *priv = terret_shell_channel_get_instance_private (self);
-  int wait_status = 0;
-  pid_t ret;
-
-  if (g_atomic_int_get (&priv->exited) || priv->pid <= 0)
-    return TRUE;
-
-  do
-    ret = waitpid (priv->pid, &wait_status, WNOHANG);
-  while (ret < 0 && errno == EINTR);
-
-  if (ret == 0)
-    return FALSE;
-
-  /* ECHILD: someone else reaped it; either way it is gone. */
-  terret_shell_channel_set_exited (self, ret > 0 ? wait_status : 0);
-  return TRUE;
-}
-
-static void
-terret_shell_channel_real_kill (TerretShellChannel *self)
-{
-  TerretShellChannelPrivate *priv = terret_shell_channel_get_instance_private (self);
-
-  if (priv->pid <= 0)
-    return;
-
-  /* The group, not just the leader: a background job is not the shell's
-   * business once started, and would otherwise survive it. The group id
-   * stays allocated while any member lives, so even after the leader was
-   * reaped it cannot name anybody else's processes; ESRCH (nobody left)
-   * and EPERM (only zombies, or a setuid member no signal of ours could
-   * end) both mean there is nothing more to do. */
-  if (priv->leads_group)
-    kill (-priv->pid, SIGKILL);
-  else if (!g_atomic_int_get (&priv->exited))
-    kill (priv->pid, SIGKILL);
-}
 
 static void
 terret_shell_channel_real_terminate (TerretShellChannel *self)
 {
   TerretShellChannelPrivate *priv = terret_shell_channel_get_instance_private (self);
 
-  /* Signalled before the descriptors close and before the reap: until it
-   * is reaped the pid is still ours and cannot have been recycled. */
-  terret_shell_channel_kill (self);
+  /* Killed before the descriptors close: a shell stuck writing to a full
+   * terminal must not wait on a reader that is gone. */
+  if (priv->process != NULL)
+    terret_process_kill (priv->process);
 
   if (priv->read_fd >= 0)
     g_close (priv->read_fd, NULL);
@@ -215,31 +74,26 @@ terret_shell_channel_real_terminate (TerretShellChannel *self)
   priv->read_fd = -1;
   priv->write_fd = -1;
 
-  if (priv->pid > 0 && !g_atomic_int_get (&priv->exited))
-    {
-      int wait_status = 0;
-      pid_t ret;
-
-      /* SIGKILL cannot be caught or ignored, so this wait is short. */
-      do
-        ret = waitpid (priv->pid, &wait_status, 0);
-      while (ret < 0 && errno == EINTR);
-
-      terret_shell_channel_set_exited (self, ret > 0 ? wait_status : 0);
-    }
+  if (priv->process != NULL)
+    terret_process_terminate (priv->process);
 }
 
-/* --- GObject ---------------------------------------------------------- */
+static gboolean
+terret_shell_channel_real_get_shell_end (TerretShellChannel *self,
+                                         int                *wait_status)
+{
+  TerretShellChannelPrivate *priv = terret_shell_channel_get_instance_private (self);
+
+  return priv->process != NULL && terret_process_get_exited (priv->process, wait_status);
+}
 
 static void
 terret_shell_channel_dispose (GObject *object)
 {
   TerretShellChannel *self = (TerretShellChannel *)object;
-  TerretShellChannelPrivate *priv = terret_shell_channel_get_instance_private (self);
 
   /* Dropping the last reference to a live shell must not leak it. */
-  if (priv->open)
-    terret_shell_channel_terminate (self);
+  terret_shell_channel_terminate (self);
 
   G_OBJECT_CLASS (terret_shell_channel_parent_class)->dispose (object);
 }
@@ -251,10 +105,8 @@ terret_shell_channel_class_init (TerretShellChannelClass *klass)
 
   object_class->dispose = terret_shell_channel_dispose;
 
-  klass->create_exit_source = terret_shell_channel_real_create_exit_source;
-  klass->check_exited = terret_shell_channel_real_check_exited;
-  klass->kill = terret_shell_channel_real_kill;
   klass->terminate = terret_shell_channel_real_terminate;
+  klass->get_shell_end = terret_shell_channel_real_get_shell_end;
 }
 
 static void
@@ -266,16 +118,14 @@ terret_shell_channel_init (TerretShellChannel *self)
   priv->write_fd = -1;
 }
 
-/* --- Public API ------------------------------------------------------- */
+/* --- Public ----------------------------------------------------------- */
 
 /**
  * terret_shell_channel_spawn:
  * @self: a channel that is not open
- * @argv: (array zero-terminated=1): the shell's argument vector;
- *   `argv[0]` is a path or a name looked up in `PATH`
- * @envp: (array zero-terminated=1): the shell's whole environment
- * @cwd: (nullable) (type filename): the shell's working directory, or
- *   %NULL for the host's
+ * @launcher: what the shell starts with: its environment and working
+ *   directory
+ * @argv: (array zero-terminated=1): the shell's argument vector
  * @error: return location for a #GError
  *
  * Starts the shell. On success the channel is open: its descriptors can
@@ -284,32 +134,31 @@ terret_shell_channel_init (TerretShellChannel *self)
  *
  * Returns: %TRUE when the shell was started
  *
- * Since: 0.1
+ * Since: 0.2
  */
 gboolean
 terret_shell_channel_spawn (TerretShellChannel  *self,
+                            TerretLauncher      *launcher,
                             const char * const  *argv,
-                            const char * const  *envp,
-                            const char          *cwd,
                             GError             **error)
 {
   TerretShellChannelPrivate *priv = terret_shell_channel_get_instance_private (self);
   TerretShellChannelClass *klass;
 
   g_return_val_if_fail (TERRET_IS_SHELL_CHANNEL (self), FALSE);
+  g_return_val_if_fail (TERRET_IS_LAUNCHER (launcher), FALSE);
   g_return_val_if_fail (argv != NULL && argv[0] != NULL, FALSE);
-  g_return_val_if_fail (envp != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-  g_return_val_if_fail (!priv->open, FALSE);
+  g_return_val_if_fail (priv->process == NULL, FALSE);
 
   klass = TERRET_SHELL_CHANNEL_GET_CLASS (self);
   if (klass->spawn == NULL)
     g_error ("%s does not implement TerretShellChannel.spawn", G_OBJECT_TYPE_NAME (self));
 
-  if (!klass->spawn (self, argv, envp, cwd, error))
+  if (!klass->spawn (self, launcher, argv, error))
     return FALSE;
 
-  if (!priv->open)
+  if (priv->process == NULL)
     g_error ("%s.spawn did not call terret_shell_channel_set_process()",
              G_OBJECT_TYPE_NAME (self));
 
@@ -365,62 +214,24 @@ terret_shell_channel_prepare_run (TerretShellChannel  *self,
 }
 
 /**
- * terret_shell_channel_create_exit_source:
- * @self: an open channel
- *
- * Creates a source that dispatches once the shell has ended. Set its
- * callback with g_source_set_callback() (a #GSourceFunc) and attach it
- * to the context the caller runs on. It holds no timer: it wakes nobody
- * until the shell actually ends.
- *
- * Returns: (transfer full): a new source
- *
- * Since: 0.1
- */
-GSource *
-terret_shell_channel_create_exit_source (TerretShellChannel *self)
-{
-  g_return_val_if_fail (TERRET_IS_SHELL_CHANNEL (self), NULL);
-
-  return TERRET_SHELL_CHANNEL_GET_CLASS (self)->create_exit_source (self);
-}
-
-/**
- * terret_shell_channel_check_exited:
- * @self: a channel
- *
- * Finds out, without blocking, whether the shell has ended. Must not be
- * called while a source from
- * [method@Terret.ShellChannel.create_exit_source] is attached.
- *
- * Returns: %TRUE when the shell has ended (or was never started)
- *
- * Since: 0.1
- */
-gboolean
-terret_shell_channel_check_exited (TerretShellChannel *self)
-{
-  g_return_val_if_fail (TERRET_IS_SHELL_CHANNEL (self), TRUE);
-
-  return TERRET_SHELL_CHANNEL_GET_CLASS (self)->check_exited (self);
-}
-
-/**
  * terret_shell_channel_kill:
  * @self: a channel
  *
- * Makes the shell and everything it started end now. Nothing is closed
- * or reaped, so this is safe from any thread, including while another
- * thread is reading the channel; the reader then sees the end.
+ * Makes the shell and everything it started end now. Nothing is closed,
+ * so this is safe from any thread, including while another thread reads
+ * the channel; the reader then sees the end.
  *
  * Since: 0.1
  */
 void
 terret_shell_channel_kill (TerretShellChannel *self)
 {
+  TerretShellChannelPrivate *priv = terret_shell_channel_get_instance_private (self);
+
   g_return_if_fail (TERRET_IS_SHELL_CHANNEL (self));
 
-  TERRET_SHELL_CHANNEL_GET_CLASS (self)->kill (self);
+  if (priv->process != NULL)
+    terret_process_kill (priv->process);
 }
 
 /**
@@ -428,8 +239,8 @@ terret_shell_channel_kill (TerretShellChannel *self)
  * @self: a channel
  *
  * Ends the shell and everything it started, closes the channel's
- * descriptors and reaps the process. The channel can then be spawned
- * again. Does nothing on a channel that is not open.
+ * descriptors and waits until nothing of it is left. The channel can then
+ * be spawned again. Does nothing on a channel that is not open.
  *
  * Since: 0.1
  */
@@ -440,15 +251,40 @@ terret_shell_channel_terminate (TerretShellChannel *self)
 
   g_return_if_fail (TERRET_IS_SHELL_CHANNEL (self));
 
-  if (!priv->open)
+  if (priv->process == NULL)
     return;
 
   TERRET_SHELL_CHANNEL_GET_CLASS (self)->terminate (self);
 
-  priv->open = FALSE;
-  priv->pid = 0;
+  g_clear_object (&priv->process);
   priv->read_fd = -1;
   priv->write_fd = -1;
+}
+
+/**
+ * terret_shell_channel_get_shell_end:
+ * @self: a channel whose process ended
+ * @wait_status: (out): the shell's wait status, as waitpid() gives it
+ *
+ * Tells how the shell ended, when the channel can tell.
+ *
+ * Returns: whether @wait_status says how the shell ended
+ *
+ * Since: 0.2
+ */
+gboolean
+terret_shell_channel_get_shell_end (TerretShellChannel *self,
+                                    int                *wait_status)
+{
+  int status = 0;
+
+  g_return_val_if_fail (TERRET_IS_SHELL_CHANNEL (self), FALSE);
+
+  if (!TERRET_SHELL_CHANNEL_GET_CLASS (self)->get_shell_end (self, &status))
+    return FALSE;
+  if (wait_status != NULL)
+    *wait_status = status;
+  return TRUE;
 }
 
 /**
@@ -469,58 +305,28 @@ terret_shell_channel_is_open (TerretShellChannel *self)
 
   g_return_val_if_fail (TERRET_IS_SHELL_CHANNEL (self), FALSE);
 
-  return priv->open;
+  return priv->process != NULL;
 }
 
 /**
- * terret_shell_channel_get_pid:
+ * terret_shell_channel_get_process:
  * @self: a channel
  *
- * Gets the local process that carries the shell.
+ * Gets the process that carries the shell.
  *
- * Returns: the local process carrying the shell, or 0 when the channel is
- *   not open or its process has ended
+ * Returns: (transfer none) (nullable): the process, or %NULL when the
+ *   channel is not open
  *
- * Since: 0.1
+ * Since: 0.2
  */
-GPid
-terret_shell_channel_get_pid (TerretShellChannel *self)
+TerretProcess *
+terret_shell_channel_get_process (TerretShellChannel *self)
 {
   TerretShellChannelPrivate *priv = terret_shell_channel_get_instance_private (self);
 
-  g_return_val_if_fail (TERRET_IS_SHELL_CHANNEL (self), 0);
+  g_return_val_if_fail (TERRET_IS_SHELL_CHANNEL (self), NULL);
 
-  if (!priv->open || g_atomic_int_get (&priv->exited))
-    return 0;
-
-  return priv->pid;
-}
-
-/**
- * terret_shell_channel_get_exited:
- * @self: a channel
- * @wait_status: (out) (optional): the wait status the process ended with
- *
- * Tells whether the channel's process has been seen to end, and how.
- *
- * Returns: whether the channel's process is known to have ended
- *
- * Since: 0.1
- */
-gboolean
-terret_shell_channel_get_exited (TerretShellChannel *self,
-                                 int                *wait_status)
-{
-  TerretShellChannelPrivate *priv = terret_shell_channel_get_instance_private (self);
-
-  g_return_val_if_fail (TERRET_IS_SHELL_CHANNEL (self), FALSE);
-
-  if (!g_atomic_int_get (&priv->exited))
-    return FALSE;
-
-  if (wait_status != NULL)
-    *wait_status = priv->wait_status;
-  return TRUE;
+  return priv->process;
 }
 
 /**
@@ -707,22 +513,20 @@ done:
 /**
  * terret_shell_channel_set_process:
  * @self: a channel being spawned
- * @pid: the local process that carries the shell
+ * @process: (transfer none): the process that carries the shell
  * @read_fd: the descriptor its output is read from (the channel takes it)
- * @write_fd: the descriptor its input is written to (the channel takes it); may
- *   be @read_fd
+ * @write_fd: the descriptor its input is written to (the channel takes
+ *   it); may be @read_fd
  *
  * For implementations of `spawn`: hands the started process over. The
  * channel owns the descriptors from now on and makes them non-blocking
- * and close-on-exec. Whether @pid leads its own process group is noted
- * here, so a channel whose process called setsid() (or setpgid()) before
- * exec has its whole group ended by the default `kill` and `terminate`.
+ * and close-on-exec.
  *
- * Since: 0.1
+ * Since: 0.2
  */
 void
 terret_shell_channel_set_process (TerretShellChannel *self,
-                                  GPid                pid,
+                                  TerretProcess      *process,
                                   int                 read_fd,
                                   int                 write_fd)
 {
@@ -731,9 +535,9 @@ terret_shell_channel_set_process (TerretShellChannel *self,
   struct stat st;
 
   g_return_if_fail (TERRET_IS_SHELL_CHANNEL (self));
-  g_return_if_fail (pid > 0);
+  g_return_if_fail (TERRET_IS_PROCESS (process));
   g_return_if_fail (read_fd >= 0 && write_fd >= 0);
-  g_return_if_fail (!priv->open);
+  g_return_if_fail (priv->process == NULL);
 
   if (!g_unix_set_fd_nonblocking (read_fd, TRUE, &error) ||
       (write_fd != read_fd && !g_unix_set_fd_nonblocking (write_fd, TRUE, &error)))
@@ -745,33 +549,7 @@ terret_shell_channel_set_process (TerretShellChannel *self,
   fcntl (write_fd, F_SETFD, FD_CLOEXEC);
 
   priv->write_may_raise_sigpipe = fstat (write_fd, &st) < 0 || S_ISFIFO (st.st_mode) || S_ISSOCK (st.st_mode);
-  priv->pid = pid;
+  priv->process = g_object_ref (process);
   priv->read_fd = read_fd;
   priv->write_fd = write_fd;
-  priv->wait_status = 0;
-  priv->leads_group = getpgid (pid) == pid;
-  g_atomic_int_set (&priv->exited, FALSE);
-  priv->open = TRUE;
-}
-
-/**
- * terret_shell_channel_set_exited:
- * @self: a channel
- * @wait_status: the process's wait status
- *
- * For implementations: records that the channel's process has ended and
- * was reaped, so nothing waits for it or signals it alone again.
- *
- * Since: 0.1
- */
-void
-terret_shell_channel_set_exited (TerretShellChannel *self,
-                                 int                 wait_status)
-{
-  TerretShellChannelPrivate *priv = terret_shell_channel_get_instance_private (self);
-
-  g_return_if_fail (TERRET_IS_SHELL_CHANNEL (self));
-
-  priv->wait_status = wait_status;
-  g_atomic_int_set (&priv->exited, TRUE);
 }

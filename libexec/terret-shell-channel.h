@@ -11,6 +11,8 @@
 
 #include <gio/gio.h>
 
+#include "terret-launcher.h"
+#include "terret-process.h"
 #include "terret-version-macros.h"
 
 G_BEGIN_DECLS
@@ -23,27 +25,27 @@ G_DECLARE_DERIVABLE_TYPE (TerretShellChannel, terret_shell_channel, TERRET, SHEL
 /**
  * TerretShellChannelClass:
  * @parent_class: the parent class
- * @spawn: start the shell @argv with @envp in @cwd and hand the process
- *   and its byte streams over with
- *   [method@Terret.ShellChannel.set_process]. Required.
+ * @spawn: start the process that carries the shell @argv, through
+ *   @launcher, and hand it and its byte streams over with
+ *   [method@Terret.ShellChannel.set_process]. @launcher holds the
+ *   shell's environment and working directory, from the executor's
+ *   settings; a channel whose shell is local gives it a terminal and
+ *   spawns @argv, a remote one spawns a client that starts @argv on the
+ *   far side. Required.
  * @prepare_run: put the terminal into the state the protocol needs (no
  *   echo, no output processing, non-canonical input, no flow control),
  *   from the host side, before every exchange. %NULL when the channel
- *   cannot: the session then asserts the modes with `stty` in its
- *   start-up handshake instead.
- * @create_exit_source: create a #GSource that dispatches (with a
- *   #GSourceFunc callback) once the shell has ended. The default watches
- *   the process given to [method@Terret.ShellChannel.set_process] with a
- *   child watch.
- * @check_exited: without blocking, find out whether the shell has ended.
- *   The default reaps the process with `waitpid (WNOHANG)`.
- * @kill: make the shell and everything it started end now, without
- *   waiting and without closing anything; callable from any thread. The
- *   default SIGKILLs the process group the process leads (or the process
- *   alone when it leads none).
- * @terminate: end the shell and everything it started, close the
- *   streams and reap the process. The default kills as @kill does, closes
- *   the descriptors and reaps the process.
+ *   cannot: the session then sets the modes with `stty` from inside the
+ *   shell, after every command.
+ * @terminate: end the process and everything it started, close the
+ *   descriptors and wait until nothing is left. A subclass that wants to
+ *   know how its process ended (a client's diagnostics) chains up, then
+ *   reads it. Optional.
+ * @get_shell_end: after the process ended, tell how the shell did, as a
+ *   wait status, when the channel can tell. The default gives the
+ *   process's own (the process is the shell); a remote channel gives what
+ *   its client passed on, or %FALSE when the client's status says
+ *   nothing of the shell's (ssh's 255).
  *
  * The virtual methods of [class@Terret.ShellChannel].
  *
@@ -53,71 +55,61 @@ struct _TerretShellChannelClass
 {
   GObjectClass parent_class;
 
-  gboolean  (*spawn)              (TerretShellChannel  *self,
-                                   const char * const  *argv,
-                                   const char * const  *envp,
-                                   const char          *cwd,
-                                   GError             **error);
-  gboolean  (*prepare_run)        (TerretShellChannel  *self,
-                                   GError             **error);
-  GSource  *(*create_exit_source) (TerretShellChannel  *self);
-  gboolean  (*check_exited)       (TerretShellChannel  *self);
-  void      (*kill)               (TerretShellChannel  *self);
-  void      (*terminate)          (TerretShellChannel  *self);
+  gboolean  (*spawn)       (TerretShellChannel  *self,
+                            TerretLauncher      *launcher,
+                            const char * const  *argv,
+                            GError             **error);
+  gboolean  (*prepare_run) (TerretShellChannel  *self,
+                            GError             **error);
+  void      (*terminate)   (TerretShellChannel  *self);
+  gboolean  (*get_shell_end) (TerretShellChannel *self,
+                              int                *wait_status);
 
   /*< private >*/
-  gpointer _reserved[8];
+  gpointer _reserved[7];
 };
 
+TERRET_AVAILABLE_IN_0_2
+gboolean       terret_shell_channel_spawn           (TerretShellChannel  *self,
+                                                     TerretLauncher      *launcher,
+                                                     const char * const  *argv,
+                                                     GError             **error);
 TERRET_AVAILABLE_IN_0_1
-gboolean  terret_shell_channel_spawn              (TerretShellChannel  *self,
-                                                   const char * const  *argv,
-                                                   const char * const  *envp,
-                                                   const char          *cwd,
-                                                   GError             **error);
+gboolean       terret_shell_channel_can_prepare_run (TerretShellChannel  *self);
 TERRET_AVAILABLE_IN_0_1
-gboolean  terret_shell_channel_can_prepare_run    (TerretShellChannel  *self);
+gboolean       terret_shell_channel_prepare_run     (TerretShellChannel  *self,
+                                                     GError             **error);
 TERRET_AVAILABLE_IN_0_1
-gboolean  terret_shell_channel_prepare_run        (TerretShellChannel  *self,
-                                                   GError             **error);
+void           terret_shell_channel_kill            (TerretShellChannel  *self);
 TERRET_AVAILABLE_IN_0_1
-GSource  *terret_shell_channel_create_exit_source (TerretShellChannel  *self);
+void           terret_shell_channel_terminate       (TerretShellChannel  *self);
+TERRET_AVAILABLE_IN_0_2
+gboolean       terret_shell_channel_get_shell_end   (TerretShellChannel  *self,
+                                                     int                 *wait_status);
 TERRET_AVAILABLE_IN_0_1
-gboolean  terret_shell_channel_check_exited       (TerretShellChannel  *self);
+gboolean       terret_shell_channel_is_open         (TerretShellChannel  *self);
+TERRET_AVAILABLE_IN_0_2
+TerretProcess *terret_shell_channel_get_process     (TerretShellChannel  *self);
 TERRET_AVAILABLE_IN_0_1
-void      terret_shell_channel_kill               (TerretShellChannel  *self);
+int            terret_shell_channel_get_read_fd     (TerretShellChannel  *self);
 TERRET_AVAILABLE_IN_0_1
-void      terret_shell_channel_terminate          (TerretShellChannel  *self);
+int            terret_shell_channel_get_write_fd    (TerretShellChannel  *self);
 TERRET_AVAILABLE_IN_0_1
-gboolean  terret_shell_channel_is_open            (TerretShellChannel  *self);
+gssize         terret_shell_channel_read            (TerretShellChannel  *self,
+                                                     guint8              *buffer,
+                                                     gsize                size,
+                                                     GError             **error);
 TERRET_AVAILABLE_IN_0_1
-GPid      terret_shell_channel_get_pid            (TerretShellChannel  *self);
-TERRET_AVAILABLE_IN_0_1
-gboolean  terret_shell_channel_get_exited         (TerretShellChannel  *self,
-                                                   int                 *wait_status);
-TERRET_AVAILABLE_IN_0_1
-int       terret_shell_channel_get_read_fd        (TerretShellChannel  *self);
-TERRET_AVAILABLE_IN_0_1
-int       terret_shell_channel_get_write_fd       (TerretShellChannel  *self);
-TERRET_AVAILABLE_IN_0_1
-gssize    terret_shell_channel_read               (TerretShellChannel  *self,
-                                                   guint8              *buffer,
-                                                   gsize                size,
-                                                   GError             **error);
-TERRET_AVAILABLE_IN_0_1
-gssize    terret_shell_channel_write              (TerretShellChannel  *self,
-                                                   const guint8        *data,
-                                                   gsize                len,
-                                                   GError             **error);
+gssize         terret_shell_channel_write           (TerretShellChannel  *self,
+                                                     const guint8        *data,
+                                                     gsize                len,
+                                                     GError             **error);
 
 /* For subclasses */
-TERRET_AVAILABLE_IN_0_1
-void      terret_shell_channel_set_process        (TerretShellChannel  *self,
-                                                   GPid                 pid,
-                                                   int                  read_fd,
-                                                   int                  write_fd);
-TERRET_AVAILABLE_IN_0_1
-void      terret_shell_channel_set_exited         (TerretShellChannel  *self,
-                                                   int                  wait_status);
+TERRET_AVAILABLE_IN_0_2
+void           terret_shell_channel_set_process     (TerretShellChannel  *self,
+                                                     TerretProcess       *process,
+                                                     int                  read_fd,
+                                                     int                  write_fd);
 
 G_END_DECLS

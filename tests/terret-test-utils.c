@@ -185,6 +185,17 @@ terret_test_count_session_members (GPid sid)
   return count;
 }
 
+/* Whether @pid is gone altogether, reaped by its parent: its launcher
+ * reports a process's end before it reaps it, so from then on the end is
+ * there to read. */
+gboolean
+terret_test_process_reaped (GPid pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d", pid);
+
+  return !g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
 gboolean
 terret_test_process_alive (GPid pid)
 {

@@ -32,6 +32,7 @@ void           terret_test_assert_bytes_eq         (GBytes         *bytes,
                                                     gssize          expected_len);
 guint          terret_test_count_session_members   (GPid            sid);
 gboolean       terret_test_process_alive           (GPid            pid);
+gboolean       terret_test_process_reaped          (GPid            pid);
 char          *terret_test_make_tmpdir             (void);
 const char    *terret_test_cli_path                (void);
 

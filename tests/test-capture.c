@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "terret-capture-private.h"
 #include "terret-test-utils.h"
 
 /* Reference models ------------------------------------------------------- */

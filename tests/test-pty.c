@@ -209,18 +209,16 @@ test_forgery_debug_trap (void)
   g_autoptr(TerretResult) result = NULL;
   g_autofree char *out = NULL;
 
-  /* The trap already fires for the marker line of the run that sets it. */
-  result = terret_test_run_ok (executor, "trap 'echo \"[$BASH_COMMAND]\"' DEBUG");
-  g_assert_cmpint (terret_result_get_exit_status (result), ==, 0);
-  g_clear_object (&result);
+  g_test_summary ("A DEBUG trap fires for the command's own commands, as at a terminal, "
+                  "never for the session's, and the status is the command's.");
+
+  /* Set in one run, it does not fire for that run's own harness either. */
+  terret_test_assert_terminal_run (executor, "trap 'echo \"[$BASH_COMMAND]\"' DEBUG", 0, "");
 
   result = terret_test_run_ok (executor, "echo hi; (exit 4)");
   out = bytes_to_string (terret_result_get_stdout (result));
-
-  /* The trap shows the request, in halves, and the marker still parses. */
   g_assert_cmpint (terret_result_get_exit_status (result), ==, 4);
-  g_assert_nonnull (strstr (out, "hi\n"));
-  g_assert_nonnull (strstr (out, "printf"));
+  g_assert_cmpstr (out, ==, "[echo hi]\nhi\n");
   g_clear_object (&result);
 
   result = terret_test_run_ok (executor, "trap - DEBUG");
@@ -461,7 +459,13 @@ static void
 test_shell_death (void)
 {
   const char *deaths[] = { "exit", "exit 3", "exec true", "kill -9 $$", "echo bye; exit",
-                           "sleep 100 & exit" };
+                           "sleep 100 & exit", "set -e; false" };
+  /* How bash ended: its status, or (negative) the signal that killed it. */
+  const int ends[] = { 0, 3, 0, -9, 0, 0, 1 };
+
+  g_test_summary ("A shell that ends under a command is a result with bash's own status "
+                  "(or signal) and a notice; the next run gets a fresh shell, and nothing "
+                  "of the old one is left.");
 
   for (guint i = 0; i < G_N_ELEMENTS (deaths); i++)
     {
@@ -476,9 +480,18 @@ test_shell_death (void)
       g_clear_object (&result);
 
       result = terret_test_run_ok (executor, deaths[i]);
-      g_assert_false (terret_result_get_exited (result));
+      if (ends[i] >= 0)
+        {
+          g_assert_true (terret_result_get_exited (result));
+          g_assert_cmpint (terret_result_get_exit_status (result), ==, ends[i]);
+        }
+      else
+        {
+          g_assert_false (terret_result_get_exited (result));
+          g_assert_cmpint (terret_result_get_term_signal (result), ==, -ends[i]);
+        }
       g_assert_false (terret_result_get_timed_out (result));
-      g_assert_nonnull (terret_result_get_notice (result));
+      g_assert_nonnull (strstr (terret_result_get_notice (result), "fresh session"));
       /* What was written before the end is kept (an interactive bash
        * then says "exit" itself). */
       if (g_str_has_prefix (deaths[i], "echo bye"))

@@ -5,10 +5,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
-#include <sys/prctl.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -21,9 +19,9 @@
  *
  * Carries a session's bash on a pseudo-terminal of this host. bash gets
  * the terminal as its controlling terminal in a session of its own, so
- * it leads the process group that every child joins (job control is off)
- * and one signal to the group ends all of it. The terminal's modes are
- * set on the master, from the host side, before every exchange.
+ * it leads the process group that every child joins (job control is
+ * off), which ^C on the terminal reaches. The terminal's modes are set on
+ * the master, from the host side, before every exchange.
  */
 struct _TerretPtyChannel
 {
@@ -36,46 +34,6 @@ G_DEFINE_DYNAMIC_TYPE_EXTENDED (TerretPtyChannel, terret_pty_channel, TERRET_TYP
 /* A conventional size: some programs ask, and 0x0 makes them guess. */
 #define PTY_ROWS 24
 #define PTY_COLUMNS 80
-
-typedef struct
-{
-  pid_t parent;
-  gboolean parent_death_signal;
-} ChildSetup;
-
-/* Runs in the child between fork and exec: async-signal-safe calls only. */
-static void
-child_setup (gpointer user_data)
-{
-  const ChildSetup *setup = user_data;
-  sigset_t none;
-
-  /* A disposition the host set to "ignore" (SIGPIPE, often) would be
-   * inherited across exec, and `yes | head` would then print errors
-   * instead of ending quietly; the shell starts from the defaults. */
-  for (int sig = 1; sig < NSIG; sig++)
-    if (sig != SIGKILL && sig != SIGSTOP)
-      signal (sig, SIG_DFL);
-  sigemptyset (&none);
-  sigprocmask (SIG_SETMASK, &none, NULL);
-
-  /* A session of its own, with the terminal (already on 0, 1 and 2) as
-   * its controlling terminal: bash leads the process group that the
-   * terminal's ^C reaches and that the channel ends as a unit. */
-  if (setsid () < 0 || ioctl (STDIN_FILENO, TIOCSCTTY, 0) < 0)
-    _exit (127);
-
-  /* If the host dies, so does its shell; the terminal's hangup takes the
-   * rest of the session. The signal fires when the forking *thread* ends,
-   * so it is only asked for when that thread is the main one (see
-   * terret_pty_channel_spawn()). Checking the parent after setting it
-   * closes the race with a host that died before the prctl. */
-  if (setup->parent_death_signal)
-    {
-      if (prctl (PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid () != setup->parent)
-        _exit (127);
-    }
-}
 
 /* The modes the protocol relies on, set on the master (Linux applies a
  * master's termios ioctls to the terminal itself):
@@ -146,17 +104,14 @@ open_master (GError **error)
 
 static gboolean
 terret_pty_channel_spawn (TerretShellChannel  *channel,
+                          TerretLauncher      *launcher,
                           const char * const  *argv,
-                          const char * const  *envp,
-                          const char          *cwd,
                           GError             **error)
 {
   struct winsize size = { PTY_ROWS, PTY_COLUMNS, 0, 0 };
+  g_autoptr(TerretProcess) process = NULL;
   char name[128];
-  ChildSetup setup;
-  GPid pid = 0;
   int master, slave;
-  gboolean ok;
 
   master = open_master (error);
   if (master < 0)
@@ -185,25 +140,17 @@ terret_pty_channel_spawn (TerretShellChannel  *channel,
       return FALSE;
     }
 
-  setup.parent = getpid ();
-  setup.parent_death_signal = gettid () == getpid ();
-
-  ok = g_spawn_async_with_pipes_and_fds (cwd, argv, envp,
-                                         G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH,
-                                         child_setup, &setup,
-                                         slave, slave, slave,
-                                         NULL, NULL, 0,
-                                         &pid, NULL, NULL, NULL,
-                                         error);
-  close (slave);
-
-  if (!ok)
+  /* bash gets the terminal as its controlling terminal in a session of
+   * its own: it leads the process group the terminal's ^C reaches. */
+  terret_launcher_take_terminal (launcher, slave);
+  process = terret_launcher_spawn (launcher, argv, error);
+  if (process == NULL)
     {
       close (master);
       return FALSE;
     }
 
-  terret_shell_channel_set_process (channel, pid, master, master);
+  terret_shell_channel_set_process (channel, process, master, master);
   return TRUE;
 }
 

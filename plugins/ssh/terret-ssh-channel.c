@@ -8,17 +8,16 @@
 #endif
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <gio/gio.h>
+#include <glib-unix.h>
 
 #include "terret-ssh-channel.h"
 
@@ -35,11 +34,11 @@
  * in-memory file that is read once the client has ended, to say why a
  * connection failed.
  *
- * The client leads a session and process group of its own, so the
- * default kill (SIGKILL to the group) ends it with whatever it started
- * (a ProxyCommand). Ending the client closes the connection; sshd then
- * hangs up the remote terminal, and the hangup ends the remote shell and
- * everything in its process group.
+ * The client runs under the executor's launcher like any process, so
+ * ending it ends whatever it started too (a ProxyCommand). Ending the
+ * client closes the connection; sshd then hangs up the remote terminal,
+ * and the hangup ends the remote shell and everything in its process
+ * group.
  *
  * The terminal's modes cannot be set from this side, so the channel has
  * no prepare_run: the session sets them with `stty` in its handshake.
@@ -84,44 +83,6 @@ G_DEFINE_DYNAMIC_TYPE_EXTENDED (TerretSshChannel, terret_ssh_channel, TERRET_TYP
 /* The end of what the client said is what explains its exit; a client
  * made verbose by its options may say a lot before. */
 #define DIAGNOSTICS_TAIL (8 * 1024)
-
-typedef struct
-{
-  pid_t parent;
-  gboolean parent_death_signal;
-} ChildSetup;
-
-/* Runs in the child between fork and exec: async-signal-safe calls only. */
-static void
-child_setup (gpointer user_data)
-{
-  const ChildSetup *setup = user_data;
-  sigset_t none;
-
-  /* The client starts from default dispositions whatever the host
-   * ignores, and with nothing blocked. */
-  for (int sig = 1; sig < NSIG; sig++)
-    if (sig != SIGKILL && sig != SIGSTOP)
-      signal (sig, SIG_DFL);
-  sigemptyset (&none);
-  sigprocmask (SIG_SETMASK, &none, NULL);
-
-  /* A session of its own: no controlling terminal (so the client can
-   * never prompt on the host's), not reached by the host's ^C, and the
-   * leader of a group that one signal ends. */
-  if (setsid () < 0)
-    _exit (127);
-
-  /* If the host dies, the connection goes with it, and so does the
-   * remote shell. As for a local pty: only asked for when the forking
-   * thread is the main one, since the signal fires when that thread
-   * ends. */
-  if (setup->parent_death_signal)
-    {
-      if (prctl (PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid () != setup->parent)
-        _exit (127);
-    }
-}
 
 /* A word for a POSIX shell: single-quoted, with each `'` closed, escaped
  * and reopened. Any byte but NUL survives unchanged. */
@@ -282,20 +243,20 @@ read_diagnostics (int fd)
 
 static gboolean
 terret_ssh_channel_spawn (TerretShellChannel  *channel,
+                          TerretLauncher      *launcher,
                           const char * const  *argv,
-                          const char * const  *envp,
-                          const char          *cwd,
                           GError             **error)
 {
   TerretSshChannel *self = TERRET_SSH_CHANNEL (channel);
   g_autoptr(GPtrArray) client = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(TerretProcess) process = NULL;
+  g_auto(GStrv) remote_env = NULL;
   g_auto(GStrv) local_env = NULL;
+  g_autofree char *remote_cwd = NULL;
   g_autofree char *command = NULL;
-  ChildSetup setup;
-  GPid pid = 0;
-  int stdin_fd = -1, stdout_fd = -1;
-  int stderr_fd;
-  gboolean ok;
+  const char *term;
+  int to_client[2], from_client[2];
+  int stderr_fd, stderr_copy;
 
   g_mutex_lock (&self->mutex);
   for (guint i = 0; self->client_argv != NULL && self->client_argv[i] != NULL; i++)
@@ -311,47 +272,63 @@ terret_ssh_channel_spawn (TerretShellChannel  *channel,
       return FALSE;
     }
 
-  command = terret_ssh_channel_build_command (argv, envp, cwd);
+  /* What the launcher holds is the remote shell's environment and cwd;
+   * they go over the wire in the command. The client itself runs in the
+   * host's environment (its agent socket, its HOME for ~/.ssh), and
+   * announces TERM for the remote terminal before the shell starts. */
+  remote_env = g_strdupv ((char **)terret_launcher_get_environ (launcher));
+  remote_cwd = g_strdup (terret_launcher_get_cwd (launcher));
+  command = terret_ssh_channel_build_command (argv, (const char * const *)remote_env, remote_cwd);
   g_ptr_array_add (client, g_steal_pointer (&command));
   g_ptr_array_add (client, NULL);
 
-  /* The client runs in the host's environment (its agent socket, its
-   * HOME for ~/.ssh), not the shell's: the shell's goes over the wire in
-   * the command. TERM is the exception, since the client announces it
-   * for the remote terminal before the shell starts. */
   local_env = g_get_environ ();
-  for (guint i = 0; envp[i] != NULL; i++)
-    {
-      if (g_str_has_prefix (envp[i], "TERM="))
-        local_env = g_environ_setenv (local_env, "TERM", envp[i] + strlen ("TERM="), TRUE);
-    }
+  term = g_environ_getenv (remote_env, "TERM");
+  if (term != NULL)
+    local_env = g_environ_setenv (local_env, "TERM", term, TRUE);
+  terret_launcher_set_environ (launcher, (const char * const *)local_env);
+  terret_launcher_set_cwd (launcher, NULL);
 
   stderr_fd = memfd_create ("terret-ssh-stderr", MFD_CLOEXEC);
-  if (stderr_fd < 0)
+  stderr_copy = stderr_fd >= 0 ? dup (stderr_fd) : -1;
+  if (stderr_copy < 0 || !g_unix_open_pipe (to_client, FD_CLOEXEC, NULL))
     {
       int saved_errno = errno;
 
+      if (stderr_fd >= 0)
+        close (stderr_fd);
+      if (stderr_copy >= 0)
+        close (stderr_copy);
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                   "Could not create a buffer for the ssh client's messages: %s",
-                   g_strerror (saved_errno));
+                   "Could not set up the ssh client's streams: %s", g_strerror (saved_errno));
+      return FALSE;
+    }
+  if (!g_unix_open_pipe (from_client, FD_CLOEXEC, NULL))
+    {
+      int saved_errno = errno;
+
+      close (stderr_fd);
+      close (stderr_copy);
+      close (to_client[0]);
+      close (to_client[1]);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   "Could not set up the ssh client's streams: %s", g_strerror (saved_errno));
       return FALSE;
     }
 
-  setup.parent = getpid ();
-  setup.parent_death_signal = gettid () == getpid ();
-
-  ok = g_spawn_async_with_pipes_and_fds (NULL,
-                                         (const char * const *)client->pdata,
-                                         (const char * const *)local_env,
-                                         G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH,
-                                         child_setup, &setup,
-                                         -1, -1, stderr_fd,
-                                         NULL, NULL, 0,
-                                         &pid, &stdin_fd, &stdout_fd, NULL,
-                                         error);
-  if (!ok)
+  /* Plain pipes for stdin and stdout: with -tt the client needs no local
+   * terminal, and having none it leaves nothing in raw mode behind. Its
+   * stderr carries only its own messages (the remote side's is on the
+   * remote terminal), kept in memory to explain a failed connection. */
+  terret_launcher_take_fd (launcher, to_client[0], 0);
+  terret_launcher_take_fd (launcher, from_client[1], 1);
+  terret_launcher_take_fd (launcher, stderr_copy, 2);
+  process = terret_launcher_spawn (launcher, (const char * const *)client->pdata, error);
+  if (process == NULL)
     {
       close (stderr_fd);
+      close (to_client[1]);
+      close (from_client[0]);
       return FALSE;
     }
 
@@ -361,107 +338,8 @@ terret_ssh_channel_spawn (TerretShellChannel  *channel,
   self->stderr_fd = stderr_fd;
   g_mutex_unlock (&self->mutex);
 
-  terret_shell_channel_set_process (channel, pid, stdout_fd, stdin_fd);
+  terret_shell_channel_set_process (channel, process, from_client[0], to_client[1]);
   return TRUE;
-}
-
-/* --- The exit source ------------------------------------------------- */
-
-/* The client's exit status is the remote command's (or 255, the client's
- * own failure), and it explains a failed start: it must not be lost. A
- * GLib child watch reaps the process on a worker thread as soon as it
- * ends, and a session that already saw the end of the output destroys
- * that watch, status and all, before it dispatches. This source instead
- * watches a pidfd, which becomes readable when the process ends without
- * reaping it; the source reaps it when it dispatches, and whoever
- * terminates the channel first reaps it otherwise. */
-typedef struct
-{
-  GSource source;
-  TerretShellChannel *channel;  /* (owned) */
-  GPid pid;
-  int pidfd;
-  gpointer tag;
-} ExitSource;
-
-static gboolean
-exit_source_check (GSource *source)
-{
-  ExitSource *self = (ExitSource *)source;
-
-  return g_source_query_unix_fd (source, self->tag) != 0;
-}
-
-static gboolean
-exit_source_dispatch (GSource     *source,
-                      GSourceFunc  callback,
-                      gpointer     user_data)
-{
-  ExitSource *self = (ExitSource *)source;
-
-  /* Reaped here, as the default source does, so the channel knows the
-   * status and never signals the pid alone again. */
-  if (!terret_shell_channel_get_exited (self->channel, NULL))
-    {
-      int wait_status = 0;
-      pid_t ret;
-
-      do
-        ret = waitpid (self->pid, &wait_status, WNOHANG);
-      while (ret < 0 && errno == EINTR);
-      if (ret == 0)
-        return G_SOURCE_CONTINUE;
-      terret_shell_channel_set_exited (self->channel, ret > 0 ? wait_status : 0);
-    }
-
-  if (callback == NULL)
-    return G_SOURCE_REMOVE;
-
-  return callback (user_data);
-}
-
-static void
-exit_source_finalize (GSource *source)
-{
-  ExitSource *self = (ExitSource *)source;
-
-  close (self->pidfd);
-  g_clear_object (&self->channel);
-}
-
-static GSourceFuncs exit_source_funcs = {
-  NULL,
-  exit_source_check,
-  exit_source_dispatch,
-  exit_source_finalize,
-  NULL, NULL,
-};
-
-static GSource *
-terret_ssh_channel_create_exit_source (TerretShellChannel *channel)
-{
-  GPid pid = terret_shell_channel_get_pid (channel);
-  ExitSource *self;
-  GSource *source;
-  int pidfd = -1;
-
-  if (pid > 0 && !terret_shell_channel_get_exited (channel, NULL))
-    pidfd = (int)syscall (SYS_pidfd_open, pid, 0);
-
-  /* No pidfds (kernels before 5.3, valgrind), or nothing to watch: the
-   * default child watch, which may lose a status to the race above. */
-  if (pidfd < 0)
-    return TERRET_SHELL_CHANNEL_CLASS (terret_ssh_channel_parent_class)->create_exit_source (channel);
-
-  source = g_source_new (&exit_source_funcs, sizeof (ExitSource));
-  g_source_set_static_name (source, "[terret] ssh client exit");
-  self = (ExitSource *)source;
-  self->channel = g_object_ref (channel);
-  self->pid = pid;
-  self->pidfd = pidfd;
-  self->tag = g_source_add_unix_fd (source, pidfd, G_IO_IN);
-
-  return source;
 }
 
 /* --- Ending ------------------------------------------------------------ */
@@ -478,40 +356,6 @@ client_is_leaving (TerretShellChannel *channel)
   return poll (&pfd, 1, 0) > 0 && (pfd.revents & (POLLHUP | POLLERR)) != 0;
 }
 
-/* Waits, within LEAVING_GRACE_MSEC, for the client to exit, leaving it
- * unreaped (so the pid stays ours to signal and reap). A pidfd becomes
- * readable when the process ends. Where pidfds are missing (kernels
- * before 5.3, valgrind), a short bounded series of waitid(WNOWAIT)
- * probes stands in: this only runs for a client already on its way out. */
-static void
-wait_for_leaving_client (GPid pid)
-{
-  struct pollfd pfd = { -1, POLLIN, 0 };
-  int ret;
-
-  if (pid <= 0)
-    return;
-
-  pfd.fd = (int)syscall (SYS_pidfd_open, pid, 0);
-  if (pfd.fd >= 0)
-    {
-      do
-        ret = poll (&pfd, 1, LEAVING_GRACE_MSEC);
-      while (ret < 0 && errno == EINTR);
-      close (pfd.fd);
-      return;
-    }
-
-  for (guint waited = 0; waited < LEAVING_GRACE_MSEC; waited++)
-    {
-      siginfo_t info = { 0 };
-
-      if (waitid (P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) < 0 || info.si_pid == pid)
-        return;
-      g_usleep (1000);
-    }
-}
-
 static void
 terret_ssh_channel_terminate (TerretShellChannel *channel)
 {
@@ -523,10 +367,14 @@ terret_ssh_channel_terminate (TerretShellChannel *channel)
   int exit_status = -1;
   int fd;
 
-  if (client_is_leaving (channel) && !terret_shell_channel_get_exited (channel, NULL))
-    wait_for_leaving_client (terret_shell_channel_get_pid (channel));
+  TerretProcess *process = terret_shell_channel_get_process (channel);
 
-  /* Kills, closes and reaps; the client's messages are complete after. */
+  /* A client that closed its stdout is on its way out: its status (the
+   * remote command's) must not be lost to the kill. */
+  if (process != NULL && client_is_leaving (channel))
+    terret_process_wait_exited (process, LEAVING_GRACE_MSEC);
+
+  /* Kills, closes and waits; the client's messages are complete after. */
   TERRET_SHELL_CHANNEL_CLASS (terret_ssh_channel_parent_class)->terminate (channel);
 
   g_mutex_lock (&self->mutex);
@@ -540,7 +388,7 @@ terret_ssh_channel_terminate (TerretShellChannel *channel)
 
   /* 255 is how the client says that it failed; anything else it exits
    * with is the remote command's status. A client we killed has none. */
-  if (terret_shell_channel_get_exited (channel, &wait_status) && WIFEXITED (wait_status))
+  if (process != NULL && terret_process_get_exited (process, &wait_status) && WIFEXITED (wait_status))
     exit_status = WEXITSTATUS (wait_status);
   failure = classify (text, exit_status, &said);
 
@@ -549,6 +397,24 @@ terret_ssh_channel_terminate (TerretShellChannel *channel)
   g_free (self->said);
   self->said = g_steal_pointer (&said);
   g_mutex_unlock (&self->mutex);
+}
+
+/* The client exits with the remote command's status, or 255: its own
+ * failure, or a remote shell killed by a signal, which the client cannot
+ * tell apart. */
+static gboolean
+terret_ssh_channel_get_shell_end (TerretShellChannel *channel,
+                                  int                *wait_status)
+{
+  TerretProcess *process = terret_shell_channel_get_process (channel);
+  int status = 0;
+
+  if (process == NULL || !terret_process_get_exited (process, &status) ||
+      !WIFEXITED (status) || WEXITSTATUS (status) == 255)
+    return FALSE;
+
+  *wait_status = status;
+  return TRUE;
 }
 
 static void
@@ -575,8 +441,8 @@ terret_ssh_channel_class_init (TerretSshChannelClass *klass)
   object_class->finalize = terret_ssh_channel_finalize;
 
   channel_class->spawn = terret_ssh_channel_spawn;
-  channel_class->create_exit_source = terret_ssh_channel_create_exit_source;
   channel_class->terminate = terret_ssh_channel_terminate;
+  channel_class->get_shell_end = terret_ssh_channel_get_shell_end;
 }
 
 static void

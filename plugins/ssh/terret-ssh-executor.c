@@ -329,20 +329,18 @@ is_identifier (const char *name,
  * mean nothing on the remote host, and are not the remote host's to
  * see. */
 static gboolean
-terret_ssh_executor_prepare_session (TerretSessionExecutor  *executor,
-                                     const char             *session_key,
-                                     TerretShellSession     *session,
-                                     GError                **error)
+terret_ssh_executor_prepare_spawn (TerretSessionExecutor  *executor,
+                                   const char             *session_key,
+                                   TerretShellChannel     *channel,
+                                   TerretLauncher         *launcher,
+                                   double                 *handshake_timeout,
+                                   GError                **error)
 {
   TerretSshExecutor *self = TERRET_SSH_EXECUTOR (executor);
-  TerretShellChannel *channel = terret_shell_session_get_channel (session);
-  static const char * const nothing[] = { NULL };
   g_auto(Settings) settings = { 0 };
   g_auto(GStrv) client_argv = NULL;
-  g_auto(GStrv) env = NULL;
   g_auto(GStrv) envp = NULL;
   g_autofree char *destination = NULL;
-  double handshake_timeout;
 
   g_return_val_if_fail (TERRET_IS_SSH_CHANNEL (channel), FALSE);
 
@@ -351,8 +349,7 @@ terret_ssh_executor_prepare_session (TerretSessionExecutor  *executor,
   if (client_argv == NULL)
     return FALSE;
 
-  g_object_get (self, "env", &env, "handshake-timeout", &handshake_timeout, NULL);
-  envp = terret_shell_session_build_environ (nothing, (const char * const *)env, error);
+  envp = terret_session_executor_dup_environ (executor, FALSE, error);
   if (envp == NULL)
     return FALSE;
   for (guint i = 0; envp[i] != NULL; i++)
@@ -371,11 +368,11 @@ terret_ssh_executor_prepare_session (TerretSessionExecutor  *executor,
 
   terret_ssh_channel_set_client (TERRET_SSH_CHANNEL (channel),
                                  (const char * const *)client_argv, destination);
-  terret_shell_session_set_environ (session, (const char * const *)envp);
+  terret_launcher_set_environ (launcher, (const char * const *)envp);
   /* The handshake of a new session includes connecting and logging in,
    * which has connect-timeout of its own; the shell then has the usual
    * handshake budget to answer. */
-  terret_shell_session_set_handshake_timeout (session, handshake_timeout + settings.connect_timeout);
+  *handshake_timeout += settings.connect_timeout;
 
   return TRUE;
 }
@@ -469,19 +466,22 @@ describe_failure (TerretSshExecutor *self,
     }
 }
 
-/* The session's outcome (@result, or @failed when there is none),
- * explained by what the client said: the session only knows that its
- * shell never answered, or ended; the client knows why. Takes both. */
+/* The engine's outcome (@result, or @failed when there is none),
+ * explained by what the client said: the engine only knows that its
+ * shell never answered, or ended; the client knows why. A poll starts no
+ * shell: its errors (nothing to poll, busy) are the engine's to tell. */
 static TerretResult *
-explain_outcome (TerretSshExecutor   *self,
-                 TerretShellSession  *session,
-                 TerretResult        *result,
-                 GError              *failed,
-                 GError             **error)
+terret_ssh_executor_explain_outcome (TerretSessionExecutor  *executor,
+                                     const char             *session_key,
+                                     TerretShellChannel     *channel,
+                                     gboolean                polled,
+                                     TerretResult           *result,
+                                     GError                 *failed,
+                                     GError                **error)
 {
+  TerretSshExecutor *self = TERRET_SSH_EXECUTOR (executor);
   g_autoptr(TerretResult) owned_result = result;
   g_autoptr(GError) owned_error = failed;
-  TerretShellChannel *channel = terret_shell_session_get_channel (session);
   g_autofree char *said = NULL;
   g_autofree char *destination = NULL;
   g_autofree char *message = NULL;
@@ -495,7 +495,7 @@ explain_outcome (TerretSshExecutor   *self,
 
   if (owned_result == NULL)
     {
-      if (g_error_matches (owned_error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE))
+      if (!polled && g_error_matches (owned_error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE))
         {
           if (failure != TERRET_SSH_FAILURE_NONE)
             {
@@ -505,16 +505,17 @@ explain_outcome (TerretSshExecutor   *self,
               return NULL;
             }
           /* The remote side refused to start the shell (a cwd that does
-           * not exist there, no bash): the session's message says what
-           * the remote host said, and this says which host it was. */
+           * not exist there, no bash): the engine's message says what the
+           * remote host said, and this says which host it was. */
           g_prefix_error (&owned_error, "On %s: ", destination);
         }
       g_propagate_error (error, g_steal_pointer (&owned_error));
       return NULL;
     }
 
-  /* The session says that its shell ended; the client says whether the
-   * connection went with it. */
+  /* The engine says that its shell ended; the client says whether the
+   * connection went with it, in which case what it exited with (255) is
+   * the client's, not the command's. */
   if (TERRET_SSH_FAILURE_IS_CONNECTION (failure) && !terret_result_get_exited (owned_result) &&
       !terret_result_get_timed_out (owned_result) && !terret_result_get_running (owned_result))
     {
@@ -527,47 +528,6 @@ explain_outcome (TerretSshExecutor   *self,
     }
 
   return g_steal_pointer (&owned_result);
-}
-
-static TerretResult *
-terret_ssh_executor_finish_run (TerretSessionExecutor  *executor,
-                                const char             *session_key,
-                                TerretShellSession     *session,
-                                GAsyncResult           *async_result,
-                                GError                **error)
-{
-  TerretSessionExecutorClass *parent_class = TERRET_SESSION_EXECUTOR_CLASS (terret_ssh_executor_parent_class);
-  GError *failed = NULL;
-  TerretResult *result;
-
-  result = parent_class->finish_run (executor, session_key, session, async_result, &failed);
-
-  return explain_outcome (TERRET_SSH_EXECUTOR (executor), session, result, failed, error);
-}
-
-/* A command a timeout detached from may lose its connection too: the
- * poll that sees it end says so as a run would. */
-static TerretResult *
-terret_ssh_executor_finish_poll (TerretSessionExecutor  *executor,
-                                 const char             *session_key,
-                                 TerretShellSession     *session,
-                                 GAsyncResult           *async_result,
-                                 GError                **error)
-{
-  TerretSessionExecutorClass *parent_class = TERRET_SESSION_EXECUTOR_CLASS (terret_ssh_executor_parent_class);
-  GError *failed = NULL;
-  TerretResult *result;
-
-  result = parent_class->finish_poll (executor, session_key, session, async_result, &failed);
-  /* A poll starts no shell: its errors (nothing to poll, busy) are the
-   * session's to tell. */
-  if (result == NULL)
-    {
-      g_propagate_error (error, failed);
-      return NULL;
-    }
-
-  return explain_outcome (TERRET_SSH_EXECUTOR (executor), session, result, failed, error);
 }
 
 /* --- GObject ---------------------------------------------------------- */
@@ -701,10 +661,9 @@ terret_ssh_executor_class_init (TerretSshExecutorClass *klass)
   object_class->set_property = terret_ssh_executor_set_property;
 
   session_class->create_channel = terret_ssh_executor_create_channel;
-  session_class->prepare_session = terret_ssh_executor_prepare_session;
+  session_class->prepare_spawn = terret_ssh_executor_prepare_spawn;
   session_class->check_available = terret_ssh_executor_check_available;
-  session_class->finish_run = terret_ssh_executor_finish_run;
-  session_class->finish_poll = terret_ssh_executor_finish_poll;
+  session_class->explain_outcome = terret_ssh_executor_explain_outcome;
 
   properties[PROP_HOST] =
     g_param_spec_string ("host", NULL,

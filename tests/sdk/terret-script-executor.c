@@ -5,16 +5,17 @@
  * The `script` backend runs each session's bash under util-linux
  * script(1), which gives the shell a terminal of its own while talking to
  * this process over two pipes: the same shape as `ssh -tt`. Everything
- * but starting that process is the SDK's TerretSessionExecutor and
- * TerretShellSession. It exists to prove that a backend builds against
+ * but starting that process is the SDK's TerretSessionExecutor. It exists to prove that a backend builds against
  * an installed terret-exec with pkg-config alone, and passes the
  * conformance kit.
  */
 
-#include <signal.h>
+#include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gio/gio.h>
+#include <glib-unix.h>
 #include <terret-exec.h>
 
 /* --- The channel ------------------------------------------------------- */
@@ -30,27 +31,17 @@ struct _TerretScriptChannel
 G_DEFINE_DYNAMIC_TYPE_EXTENDED (TerretScriptChannel, terret_script_channel,
                                 TERRET_TYPE_SHELL_CHANNEL, G_TYPE_FLAG_FINAL, {})
 
-static void
-child_setup (gpointer user_data)
-{
-  /* A session of its own: the host's terminal and ^C never reach it, and
-   * it leads the process group the channel's default kill ends. */
-  setsid ();
-  signal (SIGPIPE, SIG_DFL);
-}
-
 static gboolean
 terret_script_channel_spawn (TerretShellChannel  *channel,
+                             TerretLauncher      *launcher,
                              const char * const  *argv,
-                             const char * const  *envp,
-                             const char          *cwd,
                              GError             **error)
 {
   g_autoptr(GString) command = g_string_new ("exec");
+  g_autoptr(TerretProcess) process = NULL;
   const char *script_argv[] = { "script", "--quiet", "--return", "--flush",
                                 "--command", NULL, "/dev/null", NULL };
-  GPid pid = 0;
-  int stdin_fd = -1, stdout_fd = -1;
+  int to_script[2], from_script[2];
 
   for (guint i = 0; argv[i] != NULL; i++)
     {
@@ -60,23 +51,55 @@ terret_script_channel_spawn (TerretShellChannel  *channel,
     }
   script_argv[5] = command->str;
 
-  if (!g_spawn_async_with_pipes_and_fds (cwd, script_argv, envp,
-                                         G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH |
-                                         G_SPAWN_STDERR_TO_DEV_NULL,
-                                         child_setup, NULL,
-                                         -1, -1, -1, NULL, NULL, 0,
-                                         &pid, &stdin_fd, &stdout_fd, NULL, error))
+  if (!g_unix_open_pipe (to_script, FD_CLOEXEC, error))
+    return FALSE;
+  if (!g_unix_open_pipe (from_script, FD_CLOEXEC, error))
+    {
+      close (to_script[0]);
+      close (to_script[1]);
+      return FALSE;
+    }
+
+  /* script(1) reads our pipe and writes to the other; its own terminal
+   * is the shell's. stderr stays /dev/null. */
+  terret_launcher_take_fd (launcher, to_script[0], 0);
+  terret_launcher_take_fd (launcher, from_script[1], 1);
+  process = terret_launcher_spawn (launcher, script_argv, error);
+  if (process == NULL)
+    {
+      close (to_script[1]);
+      close (from_script[0]);
+      return FALSE;
+    }
+
+  terret_shell_channel_set_process (channel, process, from_script[0], to_script[1]);
+  return TRUE;
+}
+
+/* script --return exits with the shell's status, or 128 + N when a
+ * signal N killed it, which an `exit 137` cannot be told apart from. */
+static gboolean
+terret_script_channel_get_shell_end (TerretShellChannel *channel,
+                                     int                *wait_status)
+{
+  TerretProcess *process = terret_shell_channel_get_process (channel);
+  int status = 0;
+
+  if (process == NULL || !terret_process_get_exited (process, &status) ||
+      !WIFEXITED (status) || WEXITSTATUS (status) >= 128)
     return FALSE;
 
-  terret_shell_channel_set_process (channel, pid, stdout_fd, stdin_fd);
-
+  *wait_status = status;
   return TRUE;
 }
 
 static void
 terret_script_channel_class_init (TerretScriptChannelClass *klass)
 {
-  TERRET_SHELL_CHANNEL_CLASS (klass)->spawn = terret_script_channel_spawn;
+  TerretShellChannelClass *channel_class = TERRET_SHELL_CHANNEL_CLASS (klass);
+
+  channel_class->spawn = terret_script_channel_spawn;
+  channel_class->get_shell_end = terret_script_channel_get_shell_end;
 }
 
 static void

@@ -1,29 +1,21 @@
-/* terret-capture.h: bounded output capture shared by the backends
+/* terret-capture-private.h: bounded output capture shared by the engines
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
 #pragma once
 
-#if !defined(__TERRET_EXEC_INSIDE__) && !defined(TERRET_EXEC_COMPILATION)
-#error "Only <terret-exec.h> can be included directly."
-#endif
-
 #include <glib-object.h>
-
-#include "terret-version-macros.h"
 
 G_BEGIN_DECLS
 
-TERRET_AVAILABLE_IN_0_1
 gsize terret_utf8_whole_prefix (const guint8 *data,
                                 gsize         len);
-TERRET_AVAILABLE_IN_0_1
 gsize terret_utf8_whole_suffix (const guint8 *data,
                                 gsize         len,
                                 gsize         start);
 
-/**
+/*
  * TerretHeadCapture:
  *
  * Keeps the first bytes of a stream up to a limit while still letting a
@@ -39,86 +31,63 @@ gsize terret_utf8_whole_suffix (const guint8 *data,
  * a marker scanner searches after each append, and
  * [method@Terret.HeadCapture.finish] ends the capture where the marker
  * begins, so no byte of the marker is ever returned as output.
- *
- * Since: 0.1
  */
 typedef struct _TerretHeadCapture TerretHeadCapture;
 
 #define TERRET_TYPE_HEAD_CAPTURE (terret_head_capture_get_type ())
 
-TERRET_AVAILABLE_IN_0_1
 GType               terret_head_capture_get_type      (void) G_GNUC_CONST;
-TERRET_AVAILABLE_IN_0_1
 TerretHeadCapture  *terret_head_capture_new           (gsize               limit,
                                                        gsize               window);
-TERRET_AVAILABLE_IN_0_1
 void                terret_head_capture_free          (TerretHeadCapture  *self);
-TERRET_AVAILABLE_IN_0_1
 void                terret_head_capture_append        (TerretHeadCapture  *self,
                                                        const guint8       *data,
                                                        gsize               len);
-TERRET_AVAILABLE_IN_0_1
 guint64             terret_head_capture_get_seen      (TerretHeadCapture  *self);
-TERRET_AVAILABLE_IN_0_1
 const guint8       *terret_head_capture_peek          (TerretHeadCapture  *self,
                                                        guint64            *region_start,
                                                        gsize              *region_len);
-TERRET_AVAILABLE_IN_0_1
 GBytes             *terret_head_capture_finish        (TerretHeadCapture  *self,
                                                        guint64             end,
                                                        guint64            *dropped);
-TERRET_AVAILABLE_IN_0_1
 GBytes             *terret_head_capture_finish_partial (TerretHeadCapture *self,
                                                        guint64            *dropped);
 
-/**
+/*
  * TerretTailCapture:
  *
  * Keeps the last bytes of a stream: a window plus an overshoot, evicting
  * only once the overshoot is reached so the cost stays amortized-linear,
  * and cutting at a newline when there is one.
- *
- * Since: 0.1
  */
 typedef struct _TerretTailCapture TerretTailCapture;
 
 #define TERRET_TYPE_TAIL_CAPTURE (terret_tail_capture_get_type ())
 
-/**
+/*
  * TERRET_TAIL_CAPTURE_DEFAULT_WINDOW:
  *
  * What one stream's tail keeps by default: 1 MiB plus 50 KiB of slack for
  * line alignment.
- *
- * Since: 0.1
  */
 #define TERRET_TAIL_CAPTURE_DEFAULT_WINDOW (1024 * 1024 + 50 * 1024)
 
-/**
+/*
  * TERRET_TAIL_CAPTURE_DEFAULT_OVERSHOOT:
  *
  * The overshoot an eviction waits for by default.
- *
- * Since: 0.1
  */
 #define TERRET_TAIL_CAPTURE_DEFAULT_OVERSHOOT (256 * 1024)
 
-TERRET_AVAILABLE_IN_0_1
 GType               terret_tail_capture_get_type      (void) G_GNUC_CONST;
-TERRET_AVAILABLE_IN_0_1
 TerretTailCapture  *terret_tail_capture_new           (gsize               window,
                                                        gsize               overshoot);
-TERRET_AVAILABLE_IN_0_1
 void                terret_tail_capture_free          (TerretTailCapture  *self);
-TERRET_AVAILABLE_IN_0_1
 void                terret_tail_capture_append        (TerretTailCapture  *self,
                                                        const guint8       *data,
                                                        gsize               len);
-TERRET_AVAILABLE_IN_0_1
 guint64             terret_tail_capture_get_seen      (TerretTailCapture  *self);
-TERRET_AVAILABLE_IN_0_1
 gsize               terret_tail_capture_get_size      (TerretTailCapture  *self);
-TERRET_AVAILABLE_IN_0_1
 GBytes             *terret_tail_capture_finish        (TerretTailCapture  *self,
                                                        guint64            *dropped);
 

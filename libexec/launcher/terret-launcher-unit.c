@@ -1,0 +1,393 @@
+/* terret-launcher-unit.c: one process, and everything it starts
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * A unit is the launcher's child for one requested process. It sets
+ * itself up as a child subreaper, starts the process, reports its pid
+ * and its end on the unit socket, and reaps every orphan the process
+ * leaves: a `setsid` job, a `nohup` job, a double fork all stay its
+ * descendants. When the library says KILL, or its end of the socket
+ * closes (the session was closed, the executor disposed, the host died),
+ * the unit SIGKILLs its children again and again, as grandchildren are
+ * reparented to it, until none is left, and only then closes the socket:
+ * the library's EOF means that nothing is left.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "terret-launcher-unit.h"
+
+/* Descriptors the process is given are moved above this first, so that
+ * installing one never overwrites another still to be installed. */
+#define FD_PARKING 100
+
+static void
+send_record (int      fd,
+             uint32_t type,
+             int32_t  a,
+             int32_t  b)
+{
+  TerretWireRecord record = { type, a, b, 0 };
+
+  while (send (fd, &record, sizeof record, MSG_NOSIGNAL) < 0 && errno == EINTR)
+    ;
+}
+
+/* In the process, after fork and before exec: the one place in the tree
+ * where a child is set up. Reports a failure on @report and exits. */
+static void
+start_process (const Plan *plan,
+               const int  *child_fds,
+               size_t      n_child_fds,
+               int         report,
+               pid_t       unit)
+  __attribute__ ((noreturn));
+
+static void
+fail (int report,
+      int stage)
+  __attribute__ ((noreturn));
+
+static void
+fail (int report,
+      int stage)
+{
+  int info[2] = { errno, stage };
+
+  while (write (report, info, sizeof info) < 0 && errno == EINTR)
+    ;
+  _exit (127);
+}
+
+static void
+start_process (const Plan *plan,
+               const int  *child_fds,
+               size_t      n_child_fds,
+               int         report,
+               pid_t       unit)
+{
+  int parked[TERRET_WIRE_MAX_FDS];
+  int highest = 2;
+  sigset_t none;
+
+  /* A host that ignores SIGPIPE or blocks signals must not pass that on:
+   * `yes | head` would print errors instead of ending quietly. */
+  for (int sig = 1; sig < NSIG; sig++)
+    if (sig != SIGKILL && sig != SIGSTOP)
+      signal (sig, SIG_DFL);
+  sigemptyset (&none);
+  sigprocmask (SIG_SETMASK, &none, NULL);
+
+  /* A session and process group of its own: no terminal of the host's,
+   * and one group a signal reaches as a whole (job control is off in a
+   * session's shell, so its children stay in it). */
+  if (setsid () < 0)
+    fail (report, TERRET_WIRE_STAGE_SESSION);
+
+  /* If the unit goes (killed), so does the process; its orphans go to the
+   * launcher. The check after the prctl closes the race with a unit that
+   * died before it took effect. */
+  if (prctl (PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid () != unit)
+    fail (report, TERRET_WIRE_STAGE_SESSION);
+
+  for (size_t i = 0; i < n_child_fds; i++)
+    {
+      parked[i] = fcntl (child_fds[i], F_DUPFD, FD_PARKING);
+      if (parked[i] < 0)
+        fail (report, TERRET_WIRE_STAGE_DESCRIPTORS);
+    }
+
+  if (plan->terminal >= 0)
+    {
+      int tty = parked[plan->terminal];
+
+      for (int target = 0; target <= 2; target++)
+        if (dup2 (tty, target) < 0)
+          fail (report, TERRET_WIRE_STAGE_DESCRIPTORS);
+      /* A session leader without a terminal takes the one on 0 as its
+       * controlling terminal: ^C on it reaches the process's group. */
+      if (ioctl (0, TIOCSCTTY, 0) < 0)
+        fail (report, TERRET_WIRE_STAGE_TERMINAL);
+    }
+  else
+    {
+      int null = open ("/dev/null", O_RDWR | O_CLOEXEC);
+
+      /* Standard streams nobody asked for read and write nothing, rather
+       * than whatever the launcher's happened to be. */
+      for (int target = 0; target <= 2; target++)
+        if (null < 0 || dup2 (null, target) < 0)
+          fail (report, TERRET_WIRE_STAGE_DESCRIPTORS);
+    }
+
+  for (size_t i = 0; i < plan->n_fds; i++)
+    {
+      int target = plan->fds[i].target;
+
+      if (dup2 (parked[plan->fds[i].index], target) < 0)
+        fail (report, TERRET_WIRE_STAGE_DESCRIPTORS);
+      if (target > highest)
+        highest = target;
+    }
+
+  /* Nothing else crosses exec: not the parked copies, not the unit's
+   * socket, not anything the launcher inherited. The report pipe is
+   * close-on-exec and closes itself. */
+  for (int fd = highest + 1; fd < report; fd++)
+    close (fd);
+  if (syscall (SYS_close_range, report + 1, ~0U, 0) < 0)
+    {
+      for (int fd = report + 1; fd < 65536; fd++)
+        close (fd);
+    }
+
+  for (size_t i = 0; i < plan->n_rlimits; i++)
+    if (setrlimit (plan->rlimits[i].resource, &plan->rlimits[i].limit) < 0)
+      fail (report, TERRET_WIRE_STAGE_LIMITS);
+
+  if (plan->cwd != NULL && chdir (plan->cwd) < 0)
+    fail (report, TERRET_WIRE_STAGE_CWD);
+
+  execve (plan->argv[0], plan->argv, plan->envp);
+  fail (report, TERRET_WIRE_STAGE_EXEC);
+}
+
+/* The pids of the calling process's children, from /proc. Returns how
+ * many were stored. */
+static size_t
+list_children (pid_t  *pids,
+               size_t  size)
+{
+  char path[64];
+  size_t n = 0;
+  FILE *f;
+  int pid;
+
+  snprintf (path, sizeof path, "/proc/self/task/%d/children", (int)getpid ());
+  f = fopen (path, "re");
+  if (f == NULL)
+    return 0;
+  while (n < size && fscanf (f, "%d", &pid) == 1)
+    pids[n++] = pid;
+  fclose (f);
+  return n;
+}
+
+void
+launcher_kill_children (void (*on_reaped) (int pid, int status, void *data),
+                        void  *data)
+{
+  pid_t pids[1024];
+
+  for (;;)
+    {
+      size_t n = list_children (pids, sizeof pids / sizeof pids[0]);
+      int status;
+      pid_t pid;
+
+      if (n == 0)
+        {
+          /* /proc may be missing; then waiting is what tells. */
+          while ((pid = waitpid (-1, &status, WNOHANG)) > 0)
+            if (on_reaped != NULL)
+              on_reaped (pid, status, data);
+          if (pid < 0 || list_children (pids, 1) == 0)
+            break;
+          continue;
+        }
+
+      for (size_t i = 0; i < n; i++)
+        {
+          /* The group too: its members are descendants that would
+           * otherwise only come to us one generation at a time. While the
+           * child lives (it is ours, unreaped), no other group can carry
+           * its id. */
+          kill (-pids[i], SIGKILL);
+          kill (pids[i], SIGKILL);
+        }
+
+      /* SIGKILL cannot be caught: the wait is short. One at a time, then
+       * look again, since each death may reparent more to us. */
+      do
+        pid = waitpid (-1, &status, 0);
+      while (pid < 0 && errno == EINTR);
+      if (pid < 0)
+        break;
+      if (on_reaped != NULL)
+        on_reaped (pid, status, data);
+      while ((pid = waitpid (-1, &status, WNOHANG)) > 0)
+        if (on_reaped != NULL)
+          on_reaped (pid, status, data);
+    }
+}
+
+typedef struct
+{
+  pid_t process;
+  int unit_fd;
+  int reported;
+} Unit;
+
+static void
+note_reaped (int   pid,
+             int   status,
+             void *data)
+{
+  Unit *unit = data;
+
+  if (pid == unit->process && !unit->reported)
+    {
+      send_record (unit->unit_fd, TERRET_WIRE_EVENT_EXITED, status, 0);
+      unit->reported = 1;
+    }
+}
+
+void
+launcher_unit_main (const Plan *plan,
+                    int         unit_fd,
+                    const int  *child_fds,
+                    size_t      n_child_fds)
+{
+  Unit unit = { 0, unit_fd, 0 };
+  int report[2];
+  int info[2];
+  sigset_t mask;
+  ssize_t n;
+  int sigfd;
+
+  prctl (PR_SET_CHILD_SUBREAPER, 1);
+
+  sigemptyset (&mask);
+  sigaddset (&mask, SIGCHLD);
+  sigprocmask (SIG_BLOCK, &mask, NULL);
+  sigfd = signalfd (-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+
+  if (sigfd < 0 || pipe2 (report, O_CLOEXEC) < 0)
+    {
+      send_record (unit_fd, TERRET_WIRE_EVENT_FAILED, errno, TERRET_WIRE_STAGE_FORK);
+      _exit (0);
+    }
+
+  unit.process = fork ();
+  if (unit.process < 0)
+    {
+      send_record (unit_fd, TERRET_WIRE_EVENT_FAILED, errno, TERRET_WIRE_STAGE_FORK);
+      _exit (0);
+    }
+  if (unit.process == 0)
+    {
+      close (report[0]);
+      close (sigfd);
+      start_process (plan, child_fds, n_child_fds, report[1], getppid ());
+    }
+
+  close (report[1]);
+  for (size_t i = 0; i < n_child_fds; i++)
+    close (child_fds[i]);
+
+  /* The report pipe closes at exec: nothing read means the program runs. */
+  do
+    n = read (report[0], info, sizeof info);
+  while (n < 0 && errno == EINTR);
+  close (report[0]);
+
+  if (n == sizeof info)
+    {
+      int status;
+
+      while (waitpid (unit.process, &status, 0) < 0 && errno == EINTR)
+        ;
+      send_record (unit_fd, TERRET_WIRE_EVENT_FAILED, info[0], info[1]);
+      _exit (0);
+    }
+
+  send_record (unit_fd, TERRET_WIRE_EVENT_STARTED, unit.process, 0);
+
+  for (;;)
+    {
+      struct pollfd pfds[2] = { { unit_fd, POLLIN, 0 }, { sigfd, POLLIN, 0 } };
+
+      if (poll (pfds, 2, -1) < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          break;
+        }
+
+      if (pfds[1].revents & POLLIN)
+        {
+          struct signalfd_siginfo si;
+          int status;
+          pid_t pid;
+
+          while (read (sigfd, &si, sizeof si) == sizeof si)
+            ;
+          /* The process's end is reported at once, with whether anything
+           * it started is still there, and before it is reaped: once its
+           * pid is gone, the report is on the socket. Its orphans are only
+           * reaped: they are its business until the library says KILL.
+           * With nothing left, there is nothing more to contain: the unit
+           * leaves, and its EOF says so. */
+          if (!unit.reported)
+            {
+              siginfo_t end = { 0 };
+
+              if (waitid (P_PID, unit.process, &end, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+                  end.si_pid == unit.process)
+                {
+                  pid_t children[2];
+                  int left = list_children (children, 2) > 1;
+
+                  status = end.si_code == CLD_EXITED
+                    ? W_EXITCODE (end.si_status, 0)
+                    : end.si_status | (end.si_code == CLD_DUMPED ? WCOREFLAG : 0);
+                  send_record (unit_fd, TERRET_WIRE_EVENT_EXITED, status, left);
+                  unit.reported = 1;
+                }
+            }
+          while ((pid = waitpid (-1, &status, WNOHANG)) > 0)
+            ;
+          if (unit.reported && list_children (&pid, 1) == 0)
+            goto done;
+        }
+
+      if (pfds[0].revents & (POLLIN | POLLHUP | POLLERR))
+        {
+          TerretWireRecord control;
+
+          do
+            n = recv (unit_fd, &control, sizeof control, 0);
+          while (n < 0 && errno == EINTR);
+
+          if (n != sizeof control || control.type == TERRET_WIRE_CONTROL_KILL)
+            break;
+          if (control.type == TERRET_WIRE_CONTROL_SIGNAL_GROUP && control.a > 0 && control.a < NSIG)
+            {
+              /* The group outlives its leader while any member lives, so
+               * it names the process's own group even after the process
+               * ended (its background jobs); a reused id would need every
+               * member gone and the pid space wrapped meanwhile. */
+              kill (-unit.process, control.a);
+            }
+        }
+    }
+
+  launcher_kill_children (note_reaped, &unit);
+done:
+  /* The EOF the library waits for: everything is gone. */
+  close (unit_fd);
+  _exit (0);
+}

@@ -1,0 +1,39 @@
+/* terret-launcher-unit.h: a parsed spawn request, and the unit that carries it out
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include <stddef.h>
+#include <sys/resource.h>
+
+#include "terret-launcher-wire.h"
+
+#define PLAN_MAX_RLIMITS 16
+
+/* One spawn request, parsed. The strings point into the payload. */
+typedef struct
+{
+  char **argv;                  /* NULL-terminated */
+  char **envp;                  /* NULL-terminated */
+  const char *cwd;              /* or NULL */
+  struct { int index; int target; } fds[TERRET_WIRE_MAX_FDS];
+  size_t n_fds;
+  int terminal;                 /* index of the terminal among the child fds, or -1 */
+  struct { int resource; struct rlimit limit; } rlimits[PLAN_MAX_RLIMITS];
+  size_t n_rlimits;
+} Plan;
+
+/* Runs the unit in a child of the launcher: starts @plan's process,
+ * reports on @unit_fd, contains everything it starts. Never returns. */
+void launcher_unit_main (const Plan *plan,
+                         int         unit_fd,
+                         const int  *child_fds,
+                         size_t      n_child_fds) __attribute__ ((noreturn));
+
+/* SIGKILLs every child of the calling process, again and again as
+ * orphans are reparented to it, until none is left; reaps them all.
+ * @on_reaped, when not NULL, hears each reaped pid and status. */
+void launcher_kill_children (void (*on_reaped) (int pid, int status, void *data),
+                             void  *data);

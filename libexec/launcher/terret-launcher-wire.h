@@ -1,0 +1,95 @@
+/* terret-launcher-wire.h: what the library and its launcher say to each other
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Shared by the launcher program and the library's side of it
+ * (terret-supervisor.c); never installed. Plain C types only: the
+ * launcher does not link GLib.
+ *
+ * Two kinds of conversation, both over SOCK_SEQPACKET sockets, so every
+ * record arrives whole or not at all and the end of a peer is an EOF:
+ *
+ * - The request socket, one per launcher: the library sends one spawn
+ *   request per process, with descriptors attached (SCM_RIGHTS), and
+ *   reads one reply.
+ * - The unit socket, one per process: the library's end of it is the
+ *   process as far as the library is concerned. The unit (the launcher's
+ *   child that owns the process and everything it starts) reports
+ *   events on it; the library sends controls. The unit closes it only
+ *   once nothing it contained is left alive, so the EOF is the proof that
+ *   a process and all its descendants are gone.
+ */
+
+#pragma once
+
+#include <stdint.h>
+
+#define TERRET_WIRE_MAGIC 0x5452454cu   /* "TREL" */
+
+/* The spawn request's descriptors, in this order: the payload (a sealed
+ * memfd holding the records below), the unit's end of the unit socket,
+ * then the child's descriptors the payload refers to by index. */
+#define TERRET_WIRE_FD_PAYLOAD 0
+#define TERRET_WIRE_FD_UNIT    1
+#define TERRET_WIRE_FD_CHILD   2
+#define TERRET_WIRE_MAX_FDS    16
+
+typedef struct
+{
+  uint32_t magic;
+  uint32_t n_fds;
+} TerretWireSpawn;
+
+typedef struct
+{
+  uint32_t magic;
+  int32_t  error;       /* errno of a failed fork, or 0 */
+  int32_t  unit_pid;
+} TerretWireReply;
+
+/* The payload: a sequence of NUL-terminated strings read in pairs, a key
+ * then its value. Arguments and environment entries repeat their key, in
+ * order. Numbers are decimal text. */
+#define TERRET_WIRE_KEY_ARG      "arg"       /* argv[i]; argv[0] is an absolute path */
+#define TERRET_WIRE_KEY_ENV      "env"       /* VARIABLE=value */
+#define TERRET_WIRE_KEY_CWD      "cwd"
+#define TERRET_WIRE_KEY_FD       "fd"        /* "INDEX TARGET": child descriptor INDEX becomes TARGET */
+#define TERRET_WIRE_KEY_TERMINAL "terminal"  /* "INDEX": a terminal, as 0, 1, 2 and controlling tty */
+#define TERRET_WIRE_KEY_RLIMIT   "rlimit"    /* "RESOURCE SOFT HARD" (RLIM_INFINITY as "inf") */
+
+/* Unit to library. */
+typedef enum
+{
+  TERRET_WIRE_EVENT_STARTED = 1,  /* a: the process's pid */
+  TERRET_WIRE_EVENT_FAILED  = 2,  /* a: errno, b: TerretWireStage; the process never ran */
+  TERRET_WIRE_EVENT_EXITED  = 3,  /* a: the process's wait status; b: 1 when what it started is
+                                   * still there, 0 when the unit is about to leave */
+} TerretWireEventType;
+
+/* Library to unit. The end of the socket means KILL. */
+typedef enum
+{
+  TERRET_WIRE_CONTROL_KILL         = 1,  /* end everything, then close */
+  TERRET_WIRE_CONTROL_SIGNAL_GROUP = 2,  /* a: a signal for the process's group */
+} TerretWireControlType;
+
+typedef struct
+{
+  uint32_t type;
+  int32_t  a;
+  int32_t  b;
+  int32_t  c;
+} TerretWireRecord;
+
+/* Where starting a process failed, for the message the library gives. */
+typedef enum
+{
+  TERRET_WIRE_STAGE_REQUEST = 1,
+  TERRET_WIRE_STAGE_FORK,
+  TERRET_WIRE_STAGE_SESSION,
+  TERRET_WIRE_STAGE_TERMINAL,
+  TERRET_WIRE_STAGE_DESCRIPTORS,
+  TERRET_WIRE_STAGE_LIMITS,
+  TERRET_WIRE_STAGE_CWD,
+  TERRET_WIRE_STAGE_EXEC,
+} TerretWireStage;

@@ -1,0 +1,408 @@
+/* terret-launcher.c: the process between a host and what it runs
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * One launcher serves one executor. The library starts it once with
+ * posix_spawn, so the host's memory is never copied however large the
+ * host is, and from then on asks it for every process it runs (a
+ * session's shell, an ssh client, a one-shot `bash -c`). For each
+ * request the launcher forks a unit (terret-launcher-unit.c), a small
+ * process that starts the requested program and contains everything it
+ * starts; forking the launcher costs the same whatever the host holds.
+ *
+ * The launcher is a child subreaper: should a unit die without ending
+ * what it contained (someone SIGKILLed it), its orphans come here, and
+ * anything here that is not a unit is killed. When the library's end of
+ * the request socket closes (the executor went, or the host died), the
+ * launcher leaves; units end on their own sockets' EOF.
+ *
+ * Plain C without GLib: it forks on every request, and a small process
+ * with nothing but libc forks fastest.
+ *
+ *   terret-launcher --socket FD
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "terret-launcher-unit.h"
+
+/* Units alive, by pid. A launcher runs the units of one executor: its
+ * sessions and runs in flight, rarely more than a few hundred. */
+typedef struct
+{
+  pid_t *pids;
+  size_t len;
+  size_t size;
+} UnitSet;
+
+static void
+units_add (UnitSet *units,
+           pid_t    pid)
+{
+  if (units->len == units->size)
+    {
+      size_t size = units->size ? units->size * 2 : 64;
+      pid_t *pids = realloc (units->pids, size * sizeof *pids);
+
+      if (pids == NULL)
+        abort ();
+      units->pids = pids;
+      units->size = size;
+    }
+  units->pids[units->len++] = pid;
+}
+
+static int
+units_remove (UnitSet *units,
+              pid_t    pid)
+{
+  for (size_t i = 0; i < units->len; i++)
+    {
+      if (units->pids[i] == pid)
+        {
+          units->pids[i] = units->pids[--units->len];
+          return 1;
+        }
+    }
+  return 0;
+}
+
+static void
+close_fds (int    *fds,
+           size_t  n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (fds[i] >= 0)
+      close (fds[i]);
+}
+
+/* Reads the payload and splits it into @plan. Returns 0, or an errno. */
+static int
+parse_plan (int     payload_fd,
+            size_t  n_child_fds,
+            char  **data_out,
+            Plan   *plan)
+{
+  struct stat st;
+  char *data, *p, *end;
+  size_t n_args = 0, n_envs = 0, ia = 0, ie = 0;
+
+  memset (plan, 0, sizeof *plan);
+  plan->terminal = -1;
+
+  if (fstat (payload_fd, &st) < 0 || st.st_size <= 0)
+    return EINVAL;
+  data = malloc (st.st_size + 1);
+  if (data == NULL)
+    return ENOMEM;
+  if (pread (payload_fd, data, st.st_size, 0) != st.st_size)
+    {
+      free (data);
+      return EIO;
+    }
+  data[st.st_size] = '\0';
+  end = data + st.st_size;
+
+  /* Two passes: count, then point. */
+  for (p = data; p < end; )
+    {
+      const char *key = p;
+
+      p += strlen (p) + 1;
+      if (p >= end)
+        break;
+      if (strcmp (key, TERRET_WIRE_KEY_ARG) == 0)
+        n_args++;
+      else if (strcmp (key, TERRET_WIRE_KEY_ENV) == 0)
+        n_envs++;
+      p += strlen (p) + 1;
+    }
+
+  plan->argv = calloc (n_args + 1, sizeof (char *));
+  plan->envp = calloc (n_envs + 1, sizeof (char *));
+  if (plan->argv == NULL || plan->envp == NULL)
+    return ENOMEM;
+
+  for (p = data; p < end; )
+    {
+      const char *key = p;
+      char *value;
+
+      p += strlen (p) + 1;
+      if (p >= end)
+        break;
+      value = p;
+      p += strlen (p) + 1;
+
+      if (strcmp (key, TERRET_WIRE_KEY_ARG) == 0)
+        plan->argv[ia++] = value;
+      else if (strcmp (key, TERRET_WIRE_KEY_ENV) == 0)
+        plan->envp[ie++] = value;
+      else if (strcmp (key, TERRET_WIRE_KEY_CWD) == 0)
+        plan->cwd = value;
+      else if (strcmp (key, TERRET_WIRE_KEY_FD) == 0)
+        {
+          int index, target;
+
+          if (plan->n_fds >= TERRET_WIRE_MAX_FDS ||
+              sscanf (value, "%d %d", &index, &target) != 2 ||
+              index < 0 || (size_t)index >= n_child_fds || target < 0)
+            return EINVAL;
+          plan->fds[plan->n_fds].index = index;
+          plan->fds[plan->n_fds].target = target;
+          plan->n_fds++;
+        }
+      else if (strcmp (key, TERRET_WIRE_KEY_TERMINAL) == 0)
+        {
+          int index;
+
+          if (sscanf (value, "%d", &index) != 1 || index < 0 || (size_t)index >= n_child_fds)
+            return EINVAL;
+          plan->terminal = index;
+        }
+      else if (strcmp (key, TERRET_WIRE_KEY_RLIMIT) == 0)
+        {
+          char soft[32], hard[32];
+          int resource;
+
+          if (plan->n_rlimits >= PLAN_MAX_RLIMITS ||
+              sscanf (value, "%d %31s %31s", &resource, soft, hard) != 3)
+            return EINVAL;
+          plan->rlimits[plan->n_rlimits].resource = resource;
+          plan->rlimits[plan->n_rlimits].limit.rlim_cur =
+            strcmp (soft, "inf") == 0 ? RLIM_INFINITY : strtoull (soft, NULL, 10);
+          plan->rlimits[plan->n_rlimits].limit.rlim_max =
+            strcmp (hard, "inf") == 0 ? RLIM_INFINITY : strtoull (hard, NULL, 10);
+          plan->n_rlimits++;
+        }
+      /* Unknown keys are a newer library's: ignored, not fatal. */
+    }
+
+  if (n_args == 0 || plan->argv[0][0] != '/')
+    return EINVAL;
+
+  *data_out = data;
+  return 0;
+}
+
+static void
+reply (int   sock,
+       int   error,
+       pid_t unit)
+{
+  TerretWireReply r = { TERRET_WIRE_MAGIC, error, unit };
+
+  while (send (sock, &r, sizeof r, MSG_NOSIGNAL) < 0 && errno == EINTR)
+    ;
+}
+
+/* Takes one spawn request off @sock and forks its unit. Returns -1 when
+ * the library is gone. */
+static int
+handle_request (int      sock,
+                int      sigfd,
+                UnitSet *units)
+{
+  TerretWireSpawn request;
+  char control[CMSG_SPACE (TERRET_WIRE_MAX_FDS * sizeof (int))];
+  struct iovec iov = { &request, sizeof request };
+  struct msghdr msg = { 0 };
+  struct cmsghdr *cmsg;
+  int fds[TERRET_WIRE_MAX_FDS];
+  size_t n_fds = 0;
+  char *data = NULL;
+  Plan plan;
+  ssize_t n;
+  pid_t pid;
+  int error;
+
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+
+  do
+    n = recvmsg (sock, &msg, MSG_CMSG_CLOEXEC);
+  while (n < 0 && errno == EINTR);
+  if (n <= 0)
+    return -1;
+
+  for (cmsg = CMSG_FIRSTHDR (&msg); cmsg != NULL; cmsg = CMSG_NXTHDR (&msg, cmsg))
+    {
+      if (cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS)
+        {
+          size_t got = (cmsg->cmsg_len - CMSG_LEN (0)) / sizeof (int);
+
+          if (got > TERRET_WIRE_MAX_FDS - n_fds)
+            got = TERRET_WIRE_MAX_FDS - n_fds;
+          memcpy (fds + n_fds, CMSG_DATA (cmsg), got * sizeof (int));
+          n_fds += got;
+        }
+    }
+
+  if ((size_t)n != sizeof request || request.magic != TERRET_WIRE_MAGIC ||
+      (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0 || n_fds < TERRET_WIRE_FD_CHILD ||
+      request.n_fds != n_fds)
+    {
+      close_fds (fds, n_fds);
+      reply (sock, EPROTO, 0);
+      return 0;
+    }
+
+  error = parse_plan (fds[TERRET_WIRE_FD_PAYLOAD], n_fds - TERRET_WIRE_FD_CHILD, &data, &plan);
+  if (error != 0)
+    {
+      close_fds (fds, n_fds);
+      free (plan.argv);
+      free (plan.envp);
+      free (data);
+      reply (sock, error, 0);
+      return 0;
+    }
+
+  pid = fork ();
+  if (pid == 0)
+    {
+      /* The unit keeps its own socket and the child's descriptors; the
+       * launcher's request socket and signalfd are not its business. */
+      close (sock);
+      close (sigfd);
+      close (fds[TERRET_WIRE_FD_PAYLOAD]);
+      launcher_unit_main (&plan, fds[TERRET_WIRE_FD_UNIT], fds + TERRET_WIRE_FD_CHILD,
+                          n_fds - TERRET_WIRE_FD_CHILD);
+    }
+
+  error = pid < 0 ? errno : 0;
+  if (pid > 0)
+    units_add (units, pid);
+  /* Whatever the outcome, the descriptors are the unit's now, or
+   * nobody's: the library's EOF on its end of the unit socket tells it. */
+  close_fds (fds, n_fds);
+  free (plan.argv);
+  free (plan.envp);
+  free (data);
+  reply (sock, error, pid > 0 ? pid : 0);
+  return 0;
+}
+
+/* A unit that ended leaves nothing behind, unless it was killed before it
+ * could end what it contained: those orphans are reparented here, and
+ * nothing here but a unit has any business running. */
+static void
+reap (UnitSet *units)
+{
+  int status;
+  pid_t pid;
+  int stray = 0;
+
+  while ((pid = waitpid (-1, &status, WNOHANG)) > 0)
+    {
+      if (!units_remove (units, pid))
+        stray = 1;
+      else if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
+        stray = 1;
+    }
+
+  if (stray && units->len == 0)
+    launcher_kill_children (NULL, NULL);
+  else if (stray)
+    {
+      /* Only the orphans: units are children too, and stay. */
+      char path[64], buf[4096];
+      FILE *f;
+
+      snprintf (path, sizeof path, "/proc/self/task/%d/children", (int)getpid ());
+      f = fopen (path, "re");
+      if (f == NULL)
+        return;
+      while (fscanf (f, "%4095s", buf) == 1)
+        {
+          pid_t child = (pid_t)atoi (buf);
+          int is_unit = 0;
+
+          for (size_t i = 0; i < units->len; i++)
+            is_unit |= units->pids[i] == child;
+          if (!is_unit && child > 1)
+            kill (child, SIGKILL);
+        }
+      fclose (f);
+    }
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  UnitSet units = { 0 };
+  sigset_t mask;
+  int sock = -1;
+  int sigfd;
+
+  for (int i = 1; i < argc; i++)
+    {
+      if (strcmp (argv[i], "--socket") == 0 && i + 1 < argc)
+        sock = atoi (argv[++i]);
+    }
+  if (sock < 0)
+    {
+      fprintf (stderr, "usage: %s --socket FD\n"
+               "The process terret-exec runs commands through; not meant to be run by hand.\n",
+               argv[0]);
+      return 2;
+    }
+
+  /* Orphans of a unit that was killed come here instead of to init. */
+  prctl (PR_SET_CHILD_SUBREAPER, 1);
+
+  sigemptyset (&mask);
+  sigaddset (&mask, SIGCHLD);
+  sigprocmask (SIG_BLOCK, &mask, NULL);
+  sigfd = signalfd (-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (sigfd < 0)
+    return 1;
+
+  for (;;)
+    {
+      struct pollfd pfds[2] = { { sock, POLLIN, 0 }, { sigfd, POLLIN, 0 } };
+
+      if (poll (pfds, 2, -1) < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          break;
+        }
+
+      if (pfds[1].revents & POLLIN)
+        {
+          struct signalfd_siginfo info;
+
+          while (read (sigfd, &info, sizeof info) == sizeof info)
+            ;
+          reap (&units);
+        }
+
+      if (pfds[0].revents & (POLLIN | POLLHUP | POLLERR))
+        {
+          if (handle_request (sock, sigfd, &units) < 0)
+            break;
+        }
+    }
+
+  /* The library is gone. Units outlive the launcher on purpose: each ends
+   * when its own socket does, which the library holds (or the host's
+   * death closed). */
+  return 0;
+}

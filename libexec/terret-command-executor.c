@@ -1,0 +1,654 @@
+/* terret-command-executor.c: a backend that runs one process per command
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "terret-command-run-private.h"
+#include "terret-error.h"
+#include "terret-executor.h"
+#include "terret-result.h"
+
+/**
+ * TerretCommandExecutor:
+ *
+ * The base of every backend that runs each command as a process of its
+ * own, `bash -c COMMAND` by default: nothing persists from one run to the
+ * next, so runs never wait for each other and any number of them may be
+ * in flight on one main context.
+ *
+ * It implements [iface@Terret.Executor] and [iface@Gio.Initable] and owns
+ * the engine: stdout and stderr read apart through pipes, kept as a
+ * bounded, line-aligned tail each and streamed line by line to the
+ * request's progress callback; stdin is `/dev/null`; a timeout, a
+ * cancellation or a closed session kills everything the command started,
+ * whichever session or process group it moved to, since every process
+ * runs under the executor's launcher process (see
+ * [class@Terret.Process]); a timeout that detaches leaves the command
+ * running for polls of its session key, and an interrupt sends SIGINT to
+ * its group, then kills it after `interrupt-grace`. Its settings are
+ * [property@Terret.CommandExecutor:timeout],
+ * [property@Terret.CommandExecutor:max-output],
+ * [property@Terret.CommandExecutor:cwd],
+ * [property@Terret.CommandExecutor:env],
+ * [property@Terret.CommandExecutor:shell],
+ * [property@Terret.CommandExecutor:interrupt-grace] and
+ * [property@Terret.CommandExecutor:drain-grace].
+ *
+ * A subclass changes what a run starts with
+ * [vfunc@Terret.CommandExecutor.prepare_run]: the `oneshot` backend is
+ * the base as it is; a container backend wraps the command in its
+ * engine's exec.
+ *
+ * A command whose timeout detaches needs its session key to itself,
+ * which keeps "the command of a session" unambiguous for polls and
+ * interrupts.
+ *
+ * Since: 0.2
+ */
+
+/* Past this, a command is not passed as an argument (the kernel caps one
+ * at 128 KiB) but read by the shell from descriptor 3. */
+#define LONG_COMMAND (64 * 1024)
+
+typedef struct
+{
+  TerretSettingsStore settings;
+  TerretSupervisor *supervisor; /* (owned) */
+
+  /* The ends of detached commands that no poll collected yet, by session
+   * key; the next poll of the key returns it, the next run drops it. */
+  GHashTable *parked;           /* (owned) (element-type utf8 TerretResult) */
+
+  /* Runs in flight, each with its session key, so close_session() and
+   * close_all() find them. A plain array: one-shot runs are few at a time
+   * and a close scans them once. */
+  GPtrArray *runs;              /* (owned) (element-type CommandRun) unowned runs */
+} TerretCommandExecutorPrivate;
+
+static void executor_iface_init (TerretExecutorInterface *iface);
+static void initable_iface_init (GInitableIface *iface);
+
+G_DEFINE_ABSTRACT_TYPE_WITH_CODE (TerretCommandExecutor, terret_command_executor, G_TYPE_OBJECT,
+                                  G_ADD_PRIVATE (TerretCommandExecutor)
+                                  G_IMPLEMENT_INTERFACE (TERRET_TYPE_EXECUTOR, executor_iface_init)
+                                  G_IMPLEMENT_INTERFACE (G_TYPE_INITABLE, initable_iface_init))
+
+static const TerretSettingId command_settings[] = {
+  TERRET_SETTING_TIMEOUT,
+  TERRET_SETTING_MAX_OUTPUT,
+  TERRET_SETTING_CWD,
+  TERRET_SETTING_ENV,
+  TERRET_SETTING_DRAIN_GRACE,
+  TERRET_SETTING_SHELL,
+  TERRET_SETTING_INTERRUPT_GRACE,
+};
+
+/* --- Runs ----------------------------------------------------------------- */
+
+/* A run is over: it leaves the table, and a detached command's end nobody
+ * waits for is parked for the next poll of its key. */
+void
+_terret_command_executor_run_ended (TerretCommandExecutor *self,
+                                    CommandRun            *run,
+                                    TerretResult          *parked)
+{
+  TerretCommandExecutorPrivate *priv = terret_command_executor_get_instance_private (self);
+
+  g_ptr_array_remove_fast (priv->runs, run);
+  if (parked != NULL)
+    g_hash_table_replace (priv->parked, g_strdup (run->session), g_object_ref (parked));
+}
+
+/* Runs of one key are independent, except around a command that may
+ * detach: it needs the key to itself, so that a poll or an interrupt of
+ * the key can only mean that command. */
+static gboolean
+check_session_free (TerretCommandExecutor  *self,
+                    TerretRequest          *request,
+                    GError                **error)
+{
+  TerretCommandExecutorPrivate *priv = terret_command_executor_get_instance_private (self);
+  const char *session = terret_request_get_session (request);
+  gboolean detaching = terret_request_get_timeout_action (request) == TERRET_TIMEOUT_ACTION_DETACH;
+
+  for (guint i = 0; i < priv->runs->len; i++)
+    {
+      CommandRun *run = g_ptr_array_index (priv->runs, i);
+
+      if (!_terret_command_run_in_session (run, session))
+        continue;
+
+      if (run->detach.detached)
+        {
+          g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_BUSY,
+                       "Session “%s” has a command a timeout detached from; poll it or "
+                       "interrupt it, and run again once it ended", session);
+          return FALSE;
+        }
+      if (run->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
+        {
+          g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_BUSY,
+                       "Session “%s” is running a command whose timeout detaches; it has the "
+                       "session to itself until it ends", session);
+          return FALSE;
+        }
+      if (detaching)
+        {
+          g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_BUSY,
+                       "Session “%s” is running other commands; a command whose timeout "
+                       "detaches needs the session to itself", session);
+          return FALSE;
+        }
+    }
+
+  return TRUE;
+}
+
+/**
+ * terret_command_executor_append_shell_command:
+ * @self: a command executor
+ * @request: the run's request
+ * @launcher: the run's launcher
+ * @argv: (element-type filename): the argument vector being built; the
+ *   shell's words are appended
+ * @error: return location for a #GError
+ *
+ * Appends `SHELL -c COMMAND` for @request to @argv, the shell being the
+ * shell setting. A command longer than one argument may be is read by the
+ * shell from descriptor 3, given to @launcher, instead. What the default
+ * [vfunc@Terret.CommandExecutor.prepare_run] does; a subclass that wraps
+ * the shell in a client calls it after the client's own words.
+ *
+ * Returns: %TRUE on success
+ *
+ * Since: 0.2
+ */
+gboolean
+terret_command_executor_append_shell_command (TerretCommandExecutor  *self,
+                                              TerretRequest          *request,
+                                              TerretLauncher         *launcher,
+                                              GPtrArray              *argv,
+                                              GError                **error)
+{
+  TerretCommandExecutorPrivate *priv;
+  g_autoptr(TerretSettings) settings = NULL;
+  const char *command;
+  gsize len;
+
+  g_return_val_if_fail (TERRET_IS_COMMAND_EXECUTOR (self), FALSE);
+  g_return_val_if_fail (TERRET_IS_REQUEST (request), FALSE);
+  g_return_val_if_fail (TERRET_IS_LAUNCHER (launcher), FALSE);
+  g_return_val_if_fail (argv != NULL, FALSE);
+
+  priv = terret_command_executor_get_instance_private (self);
+  settings = _terret_settings_store_snapshot (&priv->settings);
+  command = terret_request_get_command (request);
+  len = strlen (command);
+
+  g_ptr_array_add (argv, g_strdup (settings->shell));
+  g_ptr_array_add (argv, g_strdup ("-c"));
+  if (len <= LONG_COMMAND)
+    {
+      g_ptr_array_add (argv, g_strdup (command));
+      return TRUE;
+    }
+
+  {
+    /* A memfd, seekable, so bash's read takes it in blocks; the variable
+     * is gone before the command runs, and so is descriptor 3. */
+    int fd = memfd_create ("terret-command", MFD_CLOEXEC);
+
+    if (fd < 0 || write (fd, command, len) != (gssize)len || lseek (fd, 0, SEEK_SET) != 0)
+      {
+        if (fd >= 0)
+          close (fd);
+        g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_FAILED,
+                     "Could not hand the shell a command of %" G_GSIZE_FORMAT " bytes", len);
+        return FALSE;
+      }
+    terret_launcher_take_fd (launcher, fd, 3);
+    g_ptr_array_add (argv, g_strdup ("IFS= \\builtin read -r -d '' __terret_command <&3; "
+                                     "\\builtin exec 3<&-; "
+                                     "\\builtin eval \"\\builtin unset __terret_command; "
+                                     "$__terret_command\""));
+  }
+
+  return TRUE;
+}
+
+static gboolean
+terret_command_executor_real_prepare_run (TerretCommandExecutor  *self,
+                                          TerretRequest          *request,
+                                          TerretLauncher         *launcher,
+                                          GPtrArray              *argv,
+                                          GError                **error)
+{
+  return terret_command_executor_append_shell_command (self, request, launcher, argv, error);
+}
+
+static TerretCapabilities
+terret_command_executor_real_get_capabilities (TerretCommandExecutor *self)
+{
+  return (TERRET_CAPABILITY_RUNS_COMMANDS |
+          TERRET_CAPABILITY_SEPARATE_STDERR |
+          TERRET_CAPABILITY_REQUEST_CWD |
+          TERRET_CAPABILITY_REQUEST_ENV |
+          TERRET_CAPABILITY_PROGRESS |
+          TERRET_CAPABILITY_INTERRUPT |
+          TERRET_CAPABILITY_POLL |
+          TERRET_CAPABILITY_DETACH);
+}
+
+/* --- TerretExecutor ---------------------------------------------------- */
+
+static TerretCapabilities
+terret_command_executor_get_capabilities (TerretExecutor *executor)
+{
+  TerretCommandExecutor *self = TERRET_COMMAND_EXECUTOR (executor);
+
+  return TERRET_COMMAND_EXECUTOR_GET_CLASS (self)->get_capabilities (self);
+}
+
+static void
+terret_command_executor_run_async (TerretExecutor      *executor,
+                                   TerretRequest       *request,
+                                   GCancellable        *cancellable,
+                                   GAsyncReadyCallback  callback,
+                                   gpointer             user_data)
+{
+  TerretCommandExecutor *self = TERRET_COMMAND_EXECUTOR (executor);
+  TerretCommandExecutorPrivate *priv = terret_command_executor_get_instance_private (self);
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  g_autoptr(TerretSettings) settings = NULL;
+  g_autoptr(GError) error = NULL;
+  TerretResult *parked;
+  double timeout;
+  CommandRun *run;
+
+  g_task_set_source_tag (task, terret_command_executor_run_async);
+  /* A command that finished is reported as it finished, even if the
+   * cancellable fires between its end and the caller's callback: only a
+   * run this backend killed for the cancellation reports it. */
+  g_task_set_check_cancellable (task, FALSE);
+
+  if (g_task_return_error_if_cancelled (task))
+    return;
+
+  if (!check_session_free (self, request, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  settings = _terret_settings_store_snapshot (&priv->settings);
+  timeout = terret_request_get_timeout (request);
+  if (timeout <= 0)
+    timeout = settings->timeout;
+
+  if (priv->supervisor == NULL)
+    priv->supervisor = _terret_supervisor_new ();
+
+  run = _terret_command_run_new (self, g_object_ref (task), request, settings, timeout);
+  if (!_terret_command_run_spawn (run, priv->supervisor, cancellable, &error))
+    {
+      _terret_command_run_free (run);
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  /* The end of a command detached earlier in this key, never polled: its
+   * caller chose to run something else instead of collecting it. */
+  parked = g_hash_table_lookup (priv->parked, run->session);
+  if (parked != NULL)
+    {
+      g_autofree char *notice = _terret_detach_describe_parked (parked);
+
+      g_string_append (run->notices, notice);
+      g_hash_table_remove (priv->parked, run->session);
+    }
+
+  g_ptr_array_add (priv->runs, run);
+}
+
+static TerretResult *
+terret_command_executor_run_finish (TerretExecutor  *executor,
+                                    GAsyncResult    *result,
+                                    GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, executor), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+terret_command_executor_close_session (TerretExecutor *executor,
+                                       const char     *session)
+{
+  TerretCommandExecutor *self = TERRET_COMMAND_EXECUTOR (executor);
+  TerretCommandExecutorPrivate *priv = terret_command_executor_get_instance_private (self);
+
+  /* Backwards: a detached command nobody waits for is freed here, and a
+   * removal moves the last run, already seen, into its slot. A stopped run
+   * in flight completes from its own dispatch. */
+  for (guint i = priv->runs->len; i > 0; i--)
+    {
+      CommandRun *run = g_ptr_array_index (priv->runs, i - 1);
+
+      if (session != NULL && g_strcmp0 (run->session, session) != 0)
+        continue;
+
+      if (run->task == NULL && run->detach.poll_task == NULL)
+        _terret_command_run_end_now (run);
+      else
+        _terret_command_run_stop (run, RUN_END_CLOSED);
+    }
+
+  /* A closed key starts afresh: an end nobody polled goes too. */
+  if (session == NULL)
+    g_hash_table_remove_all (priv->parked);
+  else
+    g_hash_table_remove (priv->parked, session);
+}
+
+static void
+terret_command_executor_close_all (TerretExecutor *executor)
+{
+  terret_command_executor_close_session (executor, NULL);
+}
+
+static GPid
+terret_command_executor_get_session_pid (TerretExecutor *executor,
+                                         const char     *session)
+{
+  /* No process carries a session between runs. */
+  return 0;
+}
+
+static gboolean
+terret_command_executor_interrupt (TerretExecutor  *executor,
+                                   const char      *session,
+                                   GError         **error)
+{
+  TerretCommandExecutor *self = TERRET_COMMAND_EXECUTOR (executor);
+  TerretCommandExecutorPrivate *priv = terret_command_executor_get_instance_private (self);
+  gboolean found = FALSE;
+
+  /* Every command of the key: among runs in flight together none is the
+   * foreground one, and a close ends them all alike. */
+  for (guint i = 0; i < priv->runs->len; i++)
+    {
+      CommandRun *run = g_ptr_array_index (priv->runs, i);
+
+      if (!_terret_command_run_in_session (run, session) || run->end != RUN_END_NONE)
+        continue;
+
+      found = TRUE;
+      _terret_command_run_interrupt (run);
+    }
+
+  if (!found)
+    {
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                   "Nothing is running in session “%s” to interrupt", session);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+static void
+terret_command_executor_poll_async (TerretExecutor      *executor,
+                                    const char          *session,
+                                    double               wait,
+                                    GCancellable        *cancellable,
+                                    GAsyncReadyCallback  callback,
+                                    gpointer             user_data)
+{
+  TerretCommandExecutor *self = TERRET_COMMAND_EXECUTOR (executor);
+  TerretCommandExecutorPrivate *priv = terret_command_executor_get_instance_private (self);
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  g_autofree char *parked_key = NULL;
+  gpointer parked = NULL;
+  CommandRun *run = NULL;
+  gboolean in_flight = FALSE;
+
+  g_task_set_source_tag (task, terret_command_executor_poll_async);
+
+  if (g_task_return_error_if_cancelled (task))
+    return;
+
+  if (g_hash_table_steal_extended (priv->parked, session, (gpointer *)&parked_key, &parked))
+    {
+      g_task_return_pointer (task, parked, g_object_unref);
+      return;
+    }
+
+  for (guint i = 0; i < priv->runs->len && run == NULL; i++)
+    {
+      CommandRun *r = g_ptr_array_index (priv->runs, i);
+
+      if (!_terret_command_run_in_session (r, session))
+        continue;
+      if (r->detach.detached)
+        run = r;
+      else if (r->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
+        in_flight = TRUE;
+    }
+
+  if (run == NULL && in_flight)
+    _terret_detach_return_not_detached (task, session);
+  else if (run == NULL)
+    _terret_detach_return_no_command (task, session);
+  else if (run->detach.poll_task != NULL)
+    _terret_detach_return_poll_busy (task, session);
+  else
+    _terret_detach_poll (&run->detach, g_steal_pointer (&task), wait, cancellable);
+}
+
+static TerretResult *
+terret_command_executor_poll_finish (TerretExecutor  *executor,
+                                     GAsyncResult    *result,
+                                     GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, executor), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+executor_iface_init (TerretExecutorInterface *iface)
+{
+  iface->get_capabilities = terret_command_executor_get_capabilities;
+  iface->run_async = terret_command_executor_run_async;
+  iface->run_finish = terret_command_executor_run_finish;
+  iface->close_session = terret_command_executor_close_session;
+  iface->close_all = terret_command_executor_close_all;
+  iface->get_session_pid = terret_command_executor_get_session_pid;
+  iface->interrupt = terret_command_executor_interrupt;
+  iface->poll_async = terret_command_executor_poll_async;
+  iface->poll_finish = terret_command_executor_poll_finish;
+}
+
+/* --- GInitable --------------------------------------------------------- */
+
+static gboolean
+terret_command_executor_real_check_available (TerretCommandExecutor  *self,
+                                              GCancellable           *cancellable,
+                                              GError                **error)
+{
+  TerretCommandExecutorPrivate *priv = terret_command_executor_get_instance_private (self);
+  g_autoptr(TerretSettings) settings = _terret_settings_store_snapshot (&priv->settings);
+  g_autofree char *shell_path = g_find_program_in_path (settings->shell);
+
+  if (shell_path == NULL)
+    {
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE,
+                   "The shell “%s” was not found in PATH", settings->shell);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+static gboolean
+terret_command_executor_initable_init (GInitable     *initable,
+                                       GCancellable  *cancellable,
+                                       GError       **error)
+{
+  TerretCommandExecutor *self = TERRET_COMMAND_EXECUTOR (initable);
+
+  return TERRET_COMMAND_EXECUTOR_GET_CLASS (self)->check_available (self, cancellable, error);
+}
+
+static void
+initable_iface_init (GInitableIface *iface)
+{
+  iface->init = terret_command_executor_initable_init;
+}
+
+/* --- GObject ------------------------------------------------------------- */
+
+static void
+terret_command_executor_dispose (GObject *object)
+{
+  TerretCommandExecutor *self = TERRET_COMMAND_EXECUTOR (object);
+  TerretCommandExecutorPrivate *priv = terret_command_executor_get_instance_private (self);
+
+  /* Runs in flight and polls hold the executor through their tasks; a
+   * detached command nobody polls does not, and is ended here. */
+  if (priv->runs != NULL)
+    terret_command_executor_close_all (TERRET_EXECUTOR (self));
+
+  G_OBJECT_CLASS (terret_command_executor_parent_class)->dispose (object);
+}
+
+static void
+terret_command_executor_finalize (GObject *object)
+{
+  TerretCommandExecutor *self = TERRET_COMMAND_EXECUTOR (object);
+  TerretCommandExecutorPrivate *priv = terret_command_executor_get_instance_private (self);
+
+  g_assert (priv->runs->len == 0);
+
+  g_clear_pointer (&priv->runs, g_ptr_array_unref);
+  g_clear_pointer (&priv->parked, g_hash_table_unref);
+  g_clear_pointer (&priv->supervisor, _terret_supervisor_unref);
+  _terret_settings_store_clear (&priv->settings);
+
+  G_OBJECT_CLASS (terret_command_executor_parent_class)->finalize (object);
+}
+
+static void
+terret_command_executor_get_property (GObject    *object,
+                                      guint       prop_id,
+                                      GValue     *value,
+                                      GParamSpec *pspec)
+{
+  TerretCommandExecutor *self = TERRET_COMMAND_EXECUTOR (object);
+  TerretCommandExecutorPrivate *priv = terret_command_executor_get_instance_private (self);
+
+  _terret_settings_store_get (&priv->settings, prop_id, value);
+}
+
+static void
+terret_command_executor_set_property (GObject      *object,
+                                      guint         prop_id,
+                                      const GValue *value,
+                                      GParamSpec   *pspec)
+{
+  TerretCommandExecutor *self = TERRET_COMMAND_EXECUTOR (object);
+  TerretCommandExecutorPrivate *priv = terret_command_executor_get_instance_private (self);
+
+  if (_terret_settings_store_set (&priv->settings, prop_id, value))
+    g_object_notify_by_pspec (object, pspec);
+}
+
+static void
+terret_command_executor_class_init (TerretCommandExecutorClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = terret_command_executor_dispose;
+  object_class->finalize = terret_command_executor_finalize;
+  object_class->get_property = terret_command_executor_get_property;
+  object_class->set_property = terret_command_executor_set_property;
+
+  klass->get_capabilities = terret_command_executor_real_get_capabilities;
+  klass->check_available = terret_command_executor_real_check_available;
+  klass->prepare_run = terret_command_executor_real_prepare_run;
+
+  /**
+   * TerretCommandExecutor:timeout:
+   *
+   * Seconds a command may run when its request names no timeout; then it
+   * and everything it started are killed.
+   *
+   * Since: 0.2
+   */
+  /**
+   * TerretCommandExecutor:max-output:
+   *
+   * Bytes kept of the end of each of stdout and stderr; up to a quarter
+   * more is held before older lines are dropped and counted.
+   *
+   * Since: 0.2
+   */
+  /**
+   * TerretCommandExecutor:cwd:
+   *
+   * The working directory of commands whose request names none, or %NULL
+   * for the host's own.
+   *
+   * Since: 0.2
+   */
+  /**
+   * TerretCommandExecutor:env:
+   *
+   * `VARIABLE=value` entries layered over the inherited environment of
+   * every command; a request's own entries go on top.
+   *
+   * Since: 0.2
+   */
+  /**
+   * TerretCommandExecutor:drain-grace:
+   *
+   * Seconds to keep reading output after the shell exits while processes
+   * it left running hold its pipes, before they are killed.
+   *
+   * Since: 0.2
+   */
+  /**
+   * TerretCommandExecutor:shell:
+   *
+   * The bash that runs each command as `SHELL -c COMMAND`: a path, or a
+   * name looked up in `PATH`.
+   *
+   * Since: 0.2
+   */
+  /**
+   * TerretCommandExecutor:interrupt-grace:
+   *
+   * Seconds an interrupted command may go on running before it is killed
+   * with everything it started.
+   *
+   * Since: 0.2
+   */
+  _terret_settings_install (object_class, TERRET_ENGINE_COMMAND, command_settings,
+                            G_N_ELEMENTS (command_settings));
+}
+
+static void
+terret_command_executor_init (TerretCommandExecutor *self)
+{
+  TerretCommandExecutorPrivate *priv = terret_command_executor_get_instance_private (self);
+
+  _terret_settings_store_init (&priv->settings, TERRET_ENGINE_COMMAND);
+  priv->runs = g_ptr_array_new ();
+  priv->parked = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+}

@@ -1,0 +1,76 @@
+/* terret-command-executor.h: a backend that runs one process per command
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#if !defined(__TERRET_EXEC_INSIDE__) && !defined(TERRET_EXEC_COMPILATION)
+#error "Only <terret-exec.h> can be included directly."
+#endif
+
+#include <gio/gio.h>
+
+#include "terret-launcher.h"
+#include "terret-request.h"
+#include "terret-types.h"
+#include "terret-version-macros.h"
+
+G_BEGIN_DECLS
+
+#define TERRET_TYPE_COMMAND_EXECUTOR (terret_command_executor_get_type ())
+
+TERRET_AVAILABLE_IN_0_2
+G_DECLARE_DERIVABLE_TYPE (TerretCommandExecutor, terret_command_executor, TERRET, COMMAND_EXECUTOR, GObject)
+
+/**
+ * TerretCommandExecutorClass:
+ * @parent_class: the parent class
+ * @get_capabilities: what the backend offers. The default returns
+ *   %TERRET_CAPABILITY_RUNS_COMMANDS, %TERRET_CAPABILITY_SEPARATE_STDERR,
+ *   %TERRET_CAPABILITY_REQUEST_CWD, %TERRET_CAPABILITY_REQUEST_ENV,
+ *   %TERRET_CAPABILITY_PROGRESS, %TERRET_CAPABILITY_INTERRUPT,
+ *   %TERRET_CAPABILITY_POLL and %TERRET_CAPABILITY_DETACH.
+ * @check_available: find out whether the backend can work on this host;
+ *   called by g_initable_init() after the configuration was applied. The
+ *   default checks that the shell setting names a program in `PATH`.
+ * @prepare_run: fill in what one run of @request starts: @argv (empty on
+ *   entry) and @launcher, whose standard output and error the engine has
+ *   already taken and whose environment and working directory it has set
+ *   from the settings and the request. The default appends
+ *   `SHELL -c COMMAND`; a long command, past what one argument may hold,
+ *   is read by the shell from descriptor 3 instead. A backend that runs
+ *   the command elsewhere (in a container) wraps that in its client's
+ *   command line, moving the environment and directory into it. Called on
+ *   the caller's thread; an error fails the run.
+ *
+ * The virtual methods of [class@Terret.CommandExecutor].
+ *
+ * Since: 0.2
+ */
+struct _TerretCommandExecutorClass
+{
+  GObjectClass parent_class;
+
+  TerretCapabilities  (*get_capabilities) (TerretCommandExecutor  *self);
+  gboolean            (*check_available)  (TerretCommandExecutor  *self,
+                                           GCancellable           *cancellable,
+                                           GError                **error);
+  gboolean            (*prepare_run)      (TerretCommandExecutor  *self,
+                                           TerretRequest          *request,
+                                           TerretLauncher         *launcher,
+                                           GPtrArray              *argv,
+                                           GError                **error);
+
+  /*< private >*/
+  gpointer _reserved[8];
+};
+
+TERRET_AVAILABLE_IN_0_2
+gboolean terret_command_executor_append_shell_command (TerretCommandExecutor  *self,
+                                                       TerretRequest          *request,
+                                                       TerretLauncher         *launcher,
+                                                       GPtrArray              *argv,
+                                                       GError                **error);
+
+G_END_DECLS

@@ -1,0 +1,107 @@
+/* terret-command-run-private.h: one command's process, read to its end
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+#include "terret-capture-private.h"
+#include "terret-command-executor.h"
+#include "terret-common-settings-private.h"
+#include "terret-detach-private.h"
+#include "terret-supervisor-private.h"
+#include "terret-timers-private.h"
+
+G_BEGIN_DECLS
+
+/* Why a run stopped before its command ended on its own. The first reason
+ * wins: a run that timed out and is then closed still timed out. */
+typedef enum
+{
+  RUN_END_NONE,
+  RUN_END_TIMEOUT,
+  RUN_END_CANCELLED,
+  RUN_END_CLOSED,
+  RUN_END_INTERRUPTED,          /* still running when the interrupt grace ran out */
+} RunEnd;
+
+enum
+{
+  COMMAND_TIMER_TIMEOUT,
+  COMMAND_TIMER_DRAIN,
+  COMMAND_TIMER_ESCALATE,
+  COMMAND_TIMER_POLL,
+};
+
+typedef struct _CommandRun CommandRun;
+
+typedef struct
+{
+  CommandRun *run;              /* (unowned) the run this stream belongs to */
+  TerretStream stream;
+  int fd;                       /* -1 once closed */
+  GSource *source;              /* (owned) (nullable) */
+  TerretTailCapture *capture;   /* (owned) */
+  GByteArray *line;             /* (owned) (nullable) partial line, when framing */
+  gsize carry;                  /* bytes of the capture carried over from the last stretch */
+} RunStream;
+
+struct _CommandRun
+{
+  TerretCommandExecutor *executor;  /* (unowned) the task holds a reference */
+  GTask *task;                      /* (owned) (nullable) once detached */
+  TerretRequest *request;           /* (owned) */
+  TerretSettings *settings;         /* (owned) */
+  char *session;                    /* (owned) */
+  GMainContext *context;            /* (owned) */
+
+  TerretProcess *process;           /* (owned) (nullable) until spawned */
+  GSource *exit_source;             /* (owned) (nullable) */
+  GSource *gone_source;             /* (owned) (nullable) */
+  GSource *cancel_source;           /* (owned) (nullable) */
+  TerretTimers timers;
+  TerretDetach detach;
+
+  double timeout;
+  TerretTimeoutAction timeout_action;
+  gsize window;
+  int wait_status;
+  RunEnd end;
+  guint exited : 1;                 /* the shell ended */
+  guint exited_on_its_own : 1;      /* ... before anything stopped the run */
+  guint kill_sent : 1;              /* its unit was told to end what is left */
+  guint anyone_left : 1;            /* ... while something was still there */
+
+  /* Said at the start of the next result, e.g. a dropped parked end. */
+  GString *notices;                 /* (owned) */
+
+  RunStream streams[2];
+  guint8 *buffer;                   /* (owned) */
+};
+
+/* terret-command-run.c */
+CommandRun *_terret_command_run_new    (TerretCommandExecutor  *executor,
+                                        GTask                  *task,
+                                        TerretRequest          *request,
+                                        TerretSettings         *settings,
+                                        double                  timeout);
+void        _terret_command_run_free   (CommandRun             *run);
+gboolean    _terret_command_run_spawn  (CommandRun             *run,
+                                        TerretSupervisor       *supervisor,
+                                        GCancellable           *cancellable,
+                                        GError                **error);
+void        _terret_command_run_stop   (CommandRun             *run,
+                                        RunEnd                  end);
+void        _terret_command_run_end_now (CommandRun            *run);
+void        _terret_command_run_interrupt (CommandRun          *run);
+gboolean    _terret_command_run_in_session (CommandRun         *run,
+                                            const char         *session);
+
+/* terret-command-executor.c: what a run tells its executor */
+void        _terret_command_executor_run_ended (TerretCommandExecutor *self,
+                                                CommandRun            *run,
+                                                TerretResult          *parked);
+
+G_END_DECLS

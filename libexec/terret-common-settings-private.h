@@ -1,0 +1,91 @@
+/* terret-common-settings-private.h: the settings every engine shares
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include <glib-object.h>
+
+G_BEGIN_DECLS
+
+/* Which engine a setting's default and description are for: a session
+ * keeps the head of a run's output, a one-shot command the tail. */
+typedef enum
+{
+  TERRET_ENGINE_SESSION,
+  TERRET_ENGINE_COMMAND,
+} TerretEngine;
+
+/* Each shared setting, defined once (terret-common-settings.c). An
+ * engine's class installs those it has as properties numbered id + 1. */
+typedef enum
+{
+  TERRET_SETTING_TIMEOUT,
+  TERRET_SETTING_MAX_OUTPUT,
+  TERRET_SETTING_CWD,
+  TERRET_SETTING_ENV,
+  TERRET_SETTING_SHELL,
+  TERRET_SETTING_HANDSHAKE_TIMEOUT,
+  TERRET_SETTING_INTERRUPT_GRACE,
+  TERRET_SETTING_DRAIN_GRACE,
+  N_TERRET_SETTINGS
+} TerretSettingId;
+
+#define TERRET_SETTING_PROP(id) ((guint)(id) + 1)
+
+#define TERRET_DEFAULT_TIMEOUT 120.0
+#define TERRET_DEFAULT_SHELL "bash"
+
+/* What a shell or a run starts with: an immutable snapshot of an
+ * executor's settings, taken when it starts, so a setting changed later
+ * governs the next shell or run, never one under way. Refcounted; never
+ * modified once shared. */
+typedef struct
+{
+  gatomicrefcount ref_count;
+  TerretEngine engine;
+  double timeout;
+  guint64 max_output;
+  char *cwd;                    /* (nullable) */
+  GStrv env;                    /* VARIABLE=value entries, unchecked */
+  char *shell;
+  double handshake_timeout;
+  double interrupt_grace;
+  double drain_grace;
+} TerretSettings;
+
+TerretSettings *_terret_settings_ref            (TerretSettings       *settings);
+void            _terret_settings_unref          (TerretSettings       *settings);
+char          **_terret_settings_build_environ  (const TerretSettings *settings,
+                                                 const char * const   *base,
+                                                 const char * const   *extra,
+                                                 GError              **error);
+gsize           _terret_settings_capture_limit  (const TerretSettings *settings);
+
+/* Where an executor keeps its current settings: swapped whole on every
+ * change, so a snapshot is a reference, not a copy. */
+typedef struct
+{
+  GMutex mutex;
+  TerretSettings *current;      /* (owned) */
+} TerretSettingsStore;
+
+void            _terret_settings_store_init     (TerretSettingsStore  *store,
+                                                 TerretEngine          engine);
+void            _terret_settings_store_clear    (TerretSettingsStore  *store);
+TerretSettings *_terret_settings_store_snapshot (TerretSettingsStore  *store);
+void            _terret_settings_store_get      (TerretSettingsStore  *store,
+                                                 guint                 prop_id,
+                                                 GValue               *value);
+gboolean        _terret_settings_store_set      (TerretSettingsStore  *store,
+                                                 guint                 prop_id,
+                                                 const GValue         *value);
+void            _terret_settings_install        (GObjectClass         *klass,
+                                                 TerretEngine          engine,
+                                                 const TerretSettingId *ids,
+                                                 guint                 n_ids);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TerretSettings, _terret_settings_unref)
+
+G_END_DECLS

@@ -1,0 +1,401 @@
+/* terret-common-settings.c: the settings every engine shares, defined once
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "terret-common-settings-private.h"
+#include "terret-error.h"
+
+#define DEFAULT_SESSION_MAX_OUTPUT (G_GUINT64_CONSTANT (1) << 20)
+/* 1 MiB plus 50 KiB of slack for the line alignment of a tail. */
+#define DEFAULT_COMMAND_MAX_OUTPUT (1024 * 1024 + 50 * 1024)
+#define DEFAULT_HANDSHAKE_TIMEOUT 10.0
+#define DEFAULT_INTERRUPT_GRACE 2.0
+#define DEFAULT_DRAIN_GRACE 0.25
+
+/* The defaults that keep a host with no human at the terminal from
+ * hanging in a pager or drowning in escape codes. The env setting goes
+ * on top of them. */
+static const char * const session_environ[] = {
+  "TERM=dumb",
+  "PAGER=cat",
+  "GIT_PAGER=cat",
+  "MANPAGER=cat",
+  "SYSTEMD_PAGER=cat",
+  "GH_PAGER=cat",
+  "NO_COLOR=1",
+  NULL
+};
+
+static GParamSpec *
+new_param_spec (TerretSettingId id,
+                TerretEngine    engine)
+{
+  const GParamFlags flags = (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  gboolean session = engine == TERRET_ENGINE_SESSION;
+
+  switch (id)
+    {
+    case TERRET_SETTING_TIMEOUT:
+      return g_param_spec_double ("timeout", NULL,
+                                  session
+                                  ? "Seconds a command may run when its request names no timeout; "
+                                    "then it is interrupted and its session killed"
+                                  : "Seconds a command may run when its request names no timeout; "
+                                    "then it and everything it started are killed",
+                                  0.001, G_MAXDOUBLE, TERRET_DEFAULT_TIMEOUT, flags);
+    case TERRET_SETTING_MAX_OUTPUT:
+      return g_param_spec_uint64 ("max-output", NULL,
+                                  session
+                                  ? "Bytes of a run's output kept; past it the first bytes are kept "
+                                    "and the rest counted and dropped"
+                                  : "Bytes kept of the end of each of stdout and stderr (up to a "
+                                    "quarter more is held before older lines are dropped and counted)",
+                                  0, G_MAXUINT64,
+                                  session ? DEFAULT_SESSION_MAX_OUTPUT : DEFAULT_COMMAND_MAX_OUTPUT,
+                                  flags);
+    case TERRET_SETTING_CWD:
+      return g_param_spec_string ("cwd", NULL,
+                                  session
+                                  ? "Working directory a new session's shell starts in "
+                                    "(unset: the host's own)"
+                                  : "Working directory of commands whose request names none "
+                                    "(unset: the host's own)",
+                                  NULL, flags);
+    case TERRET_SETTING_ENV:
+      return g_param_spec_boxed ("env", NULL,
+                                 session
+                                 ? "VARIABLE=value entries layered over the inherited environment and "
+                                   "the defaults (TERM=dumb, PAGER=cat, ...) of a new session's shell"
+                                 : "VARIABLE=value entries layered over the inherited environment "
+                                   "of every command (a request's own entries go on top)",
+                                 G_TYPE_STRV, flags);
+    case TERRET_SETTING_SHELL:
+      return g_param_spec_string ("shell", NULL,
+                                  session
+                                  ? "The bash a new session runs: a path, or a name looked up in PATH"
+                                  : "The bash that runs each command as `SHELL -c COMMAND`: a path, "
+                                    "or a name looked up in PATH",
+                                  TERRET_DEFAULT_SHELL, flags);
+    case TERRET_SETTING_HANDSHAKE_TIMEOUT:
+      return g_param_spec_double ("handshake-timeout", NULL,
+                                  "Seconds a new session's shell has to answer its start-up handshake",
+                                  0.001, G_MAXDOUBLE, DEFAULT_HANDSHAKE_TIMEOUT, flags);
+    case TERRET_SETTING_INTERRUPT_GRACE:
+      return g_param_spec_double ("interrupt-grace", NULL,
+                                  "Seconds an interrupted command may stay silent and running before "
+                                  "it is killed with everything it started",
+                                  0, G_MAXDOUBLE, DEFAULT_INTERRUPT_GRACE, flags);
+    case TERRET_SETTING_DRAIN_GRACE:
+      return g_param_spec_double ("drain-grace", NULL,
+                                  "Seconds to keep reading output after bash exits while background "
+                                  "processes hold its pipes, before they are killed",
+                                  0, 3600, DEFAULT_DRAIN_GRACE, flags);
+    case N_TERRET_SETTINGS:
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+/*
+ * _terret_settings_install:
+ *
+ * Installs the shared settings @ids on @klass, as properties numbered
+ * TERRET_SETTING_PROP (id): one definition (name, type, range, default,
+ * description) for every engine that has the setting.
+ */
+void
+_terret_settings_install (GObjectClass          *klass,
+                          TerretEngine           engine,
+                          const TerretSettingId *ids,
+                          guint                  n_ids)
+{
+  for (guint i = 0; i < n_ids; i++)
+    g_object_class_install_property (klass, TERRET_SETTING_PROP (ids[i]),
+                                     new_param_spec (ids[i], engine));
+}
+
+/* --- Snapshots --------------------------------------------------------- */
+
+static TerretSettings *
+settings_new_defaults (TerretEngine engine)
+{
+  TerretSettings *settings = g_new0 (TerretSettings, 1);
+
+  g_atomic_ref_count_init (&settings->ref_count);
+  settings->engine = engine;
+  settings->timeout = TERRET_DEFAULT_TIMEOUT;
+  settings->max_output = engine == TERRET_ENGINE_SESSION ? DEFAULT_SESSION_MAX_OUTPUT
+                                                         : DEFAULT_COMMAND_MAX_OUTPUT;
+  settings->env = g_new0 (char *, 1);
+  settings->shell = g_strdup (TERRET_DEFAULT_SHELL);
+  settings->handshake_timeout = DEFAULT_HANDSHAKE_TIMEOUT;
+  settings->interrupt_grace = DEFAULT_INTERRUPT_GRACE;
+  settings->drain_grace = DEFAULT_DRAIN_GRACE;
+  return settings;
+}
+
+static TerretSettings *
+settings_copy (const TerretSettings *other)
+{
+  TerretSettings *settings = g_memdup2 (other, sizeof *other);
+
+  g_atomic_ref_count_init (&settings->ref_count);
+  settings->cwd = g_strdup (other->cwd);
+  settings->env = g_strdupv (other->env);
+  settings->shell = g_strdup (other->shell);
+  return settings;
+}
+
+TerretSettings *
+_terret_settings_ref (TerretSettings *settings)
+{
+  g_atomic_ref_count_inc (&settings->ref_count);
+  return settings;
+}
+
+void
+_terret_settings_unref (TerretSettings *settings)
+{
+  if (!g_atomic_ref_count_dec (&settings->ref_count))
+    return;
+
+  g_free (settings->cwd);
+  g_strfreev (settings->env);
+  g_free (settings->shell);
+  g_free (settings);
+}
+
+/* What a capture may hold: the setting, clamped so that a window plus
+ * its overshoot cannot overflow; memory runs out long before. */
+gsize
+_terret_settings_capture_limit (const TerretSettings *settings)
+{
+  return (gsize)MIN (settings->max_output, (guint64)G_MAXSIZE / 4);
+}
+
+static gboolean
+overlay (GStrv              *envp,
+         const char * const *entries,
+         const char         *what,
+         int                 code,
+         GError            **error)
+{
+  for (guint i = 0; entries != NULL && entries[i] != NULL; i++)
+    {
+      const char *eq = strchr (entries[i], '=');
+      g_autofree char *key = NULL;
+
+      if (eq == NULL || eq == entries[i])
+        {
+          g_set_error (error, TERRET_EXEC_ERROR, code,
+                       "The %s entry “%s” is not of the form VARIABLE=value", what, entries[i]);
+          return FALSE;
+        }
+      key = g_strndup (entries[i], eq - entries[i]);
+      *envp = g_environ_setenv (*envp, key, eq + 1, TRUE);
+    }
+
+  return TRUE;
+}
+
+/*
+ * _terret_settings_build_environ:
+ *
+ * The environment a process starts with: @base (NULL: the host's), for a
+ * session's shell the defaults for a host with nobody at the terminal,
+ * then the env setting, then @extra (a request's own entries). A
+ * session's shell always gets HISTFILE empty, so it never reads or writes
+ * the user's history file. A malformed entry fails, naming it:
+ * TERRET_EXEC_ERROR_INVALID_CONFIG for the setting's, _INVALID_REQUEST
+ * for @extra's.
+ */
+char **
+_terret_settings_build_environ (const TerretSettings  *settings,
+                                const char * const    *base,
+                                const char * const    *extra,
+                                GError               **error)
+{
+  g_auto(GStrv) envp = base != NULL ? g_strdupv ((char **)base) : g_get_environ ();
+  gboolean session = settings->engine == TERRET_ENGINE_SESSION;
+
+  if (session && !overlay (&envp, session_environ, "default", TERRET_EXEC_ERROR_INVALID_CONFIG, error))
+    return NULL;
+  if (!overlay (&envp, (const char * const *)settings->env, "env setting's",
+                TERRET_EXEC_ERROR_INVALID_CONFIG, error) ||
+      !overlay (&envp, extra, "request's env", TERRET_EXEC_ERROR_INVALID_REQUEST, error))
+    return NULL;
+  if (session)
+    envp = g_environ_setenv (envp, "HISTFILE", "", TRUE);
+
+  return g_steal_pointer (&envp);
+}
+
+/* --- The store --------------------------------------------------------- */
+
+void
+_terret_settings_store_init (TerretSettingsStore *store,
+                             TerretEngine         engine)
+{
+  g_mutex_init (&store->mutex);
+  store->current = settings_new_defaults (engine);
+}
+
+void
+_terret_settings_store_clear (TerretSettingsStore *store)
+{
+  g_clear_pointer (&store->current, _terret_settings_unref);
+  g_mutex_clear (&store->mutex);
+}
+
+TerretSettings *
+_terret_settings_store_snapshot (TerretSettingsStore *store)
+{
+  TerretSettings *settings;
+
+  g_mutex_lock (&store->mutex);
+  settings = _terret_settings_ref (store->current);
+  g_mutex_unlock (&store->mutex);
+
+  return settings;
+}
+
+void
+_terret_settings_store_get (TerretSettingsStore *store,
+                            guint                prop_id,
+                            GValue              *value)
+{
+  g_autoptr(TerretSettings) s = _terret_settings_store_snapshot (store);
+
+  switch ((TerretSettingId)(prop_id - 1))
+    {
+    case TERRET_SETTING_TIMEOUT:
+      g_value_set_double (value, s->timeout);
+      break;
+    case TERRET_SETTING_MAX_OUTPUT:
+      g_value_set_uint64 (value, s->max_output);
+      break;
+    case TERRET_SETTING_CWD:
+      g_value_set_string (value, s->cwd);
+      break;
+    case TERRET_SETTING_ENV:
+      g_value_set_boxed (value, s->env);
+      break;
+    case TERRET_SETTING_SHELL:
+      g_value_set_string (value, s->shell);
+      break;
+    case TERRET_SETTING_HANDSHAKE_TIMEOUT:
+      g_value_set_double (value, s->handshake_timeout);
+      break;
+    case TERRET_SETTING_INTERRUPT_GRACE:
+      g_value_set_double (value, s->interrupt_grace);
+      break;
+    case TERRET_SETTING_DRAIN_GRACE:
+      g_value_set_double (value, s->drain_grace);
+      break;
+    case N_TERRET_SETTINGS:
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static gboolean
+set_double (double *field,
+            double  value)
+{
+  if (*field == value)
+    return FALSE;
+  *field = value;
+  return TRUE;
+}
+
+static gboolean
+set_string (char       **field,
+            const char  *value)
+{
+  if (g_strcmp0 (*field, value) == 0)
+    return FALSE;
+  g_free (*field);
+  *field = g_strdup (value);
+  return TRUE;
+}
+
+/*
+ * _terret_settings_store_set:
+ *
+ * Changes one setting: a new snapshot replaces the current one, which
+ * whatever started with it keeps. Returns whether the value changed.
+ */
+gboolean
+_terret_settings_store_set (TerretSettingsStore *store,
+                            guint                prop_id,
+                            const GValue        *value)
+{
+  g_autoptr(TerretSettings) old = NULL;
+  TerretSettings *s;
+  gboolean changed = FALSE;
+
+  g_mutex_lock (&store->mutex);
+  s = settings_copy (store->current);
+  switch ((TerretSettingId)(prop_id - 1))
+    {
+    case TERRET_SETTING_TIMEOUT:
+      changed = set_double (&s->timeout, g_value_get_double (value));
+      break;
+    case TERRET_SETTING_MAX_OUTPUT:
+      changed = s->max_output != g_value_get_uint64 (value);
+      s->max_output = g_value_get_uint64 (value);
+      break;
+    case TERRET_SETTING_CWD:
+      changed = set_string (&s->cwd, g_value_get_string (value));
+      break;
+    case TERRET_SETTING_ENV:
+      {
+        const char * const *env = g_value_get_boxed (value);
+        const char * const empty[] = { NULL };
+
+        if (env == NULL)
+          env = empty;
+        changed = !g_strv_equal ((const char * const *)s->env, env);
+        g_strfreev (s->env);
+        s->env = g_strdupv ((char **)env);
+      }
+      break;
+    case TERRET_SETTING_SHELL:
+      {
+        const char *shell = g_value_get_string (value);
+
+        /* Unset or empty is the default again. */
+        changed = set_string (&s->shell, shell != NULL && *shell != '\0' ? shell
+                                                                         : TERRET_DEFAULT_SHELL);
+      }
+      break;
+    case TERRET_SETTING_HANDSHAKE_TIMEOUT:
+      changed = set_double (&s->handshake_timeout, g_value_get_double (value));
+      break;
+    case TERRET_SETTING_INTERRUPT_GRACE:
+      changed = set_double (&s->interrupt_grace, g_value_get_double (value));
+      break;
+    case TERRET_SETTING_DRAIN_GRACE:
+      changed = set_double (&s->drain_grace, g_value_get_double (value));
+      break;
+    case N_TERRET_SETTINGS:
+    default:
+      g_assert_not_reached ();
+    }
+
+  if (changed)
+    {
+      old = store->current;
+      store->current = s;
+    }
+  else
+    _terret_settings_unref (s);
+  g_mutex_unlock (&store->mutex);
+
+  return changed;
+}

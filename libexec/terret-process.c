@@ -1,0 +1,575 @@
+/* terret-process.c
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <glib-unix.h>
+
+#include "launcher/terret-launcher-wire.h"
+#include "terret-process-private.h"
+
+/**
+ * TerretProcess:
+ *
+ * A process a [class@Terret.Launcher] started, and everything it starts.
+ *
+ * The process is not the host's child: it runs under a unit of the
+ * executor's launcher, which reaps it and every orphan it leaves (a
+ * `setsid` or `nohup` job, a double fork) and reports here. So the one
+ * way to watch a process is [method@Terret.Process.create_exit_source],
+ * whatever the kernel or a debugger under the host supports, and its
+ * wait status is never lost to a race with another reaper.
+ *
+ * [method@Terret.Process.kill] ends the process together with everything
+ * it started, whichever session or process group they moved to;
+ * [method@Terret.Process.terminate] also waits until nothing of it is
+ * left. Disposing the object does the same, so no process outlives the
+ * object that owns it; nor the host: a unit whose host died ends what it
+ * contains.
+ *
+ * Since: 0.2
+ */
+
+struct _TerretProcess
+{
+  GObject parent_instance;
+
+  GPid pid;
+
+  /* Guards everything below: sources on different contexts and threads
+   * ask about one process. */
+  GMutex mutex;
+  int unit_fd;                  /* the library's end of the unit socket, or -1 */
+  int wait_status;
+  GPtrArray *sources;           /* (element-type GSource) (unowned) waiting for news */
+  guint exited : 1;             /* the process ended; wait_status is its */
+  guint gone : 1;               /* the unit closed: nothing of the process is left */
+  guint kill_sent : 1;
+  guint left_others : 1;        /* it ended leaving processes it started */
+};
+
+G_DEFINE_FINAL_TYPE (TerretProcess, terret_process, G_TYPE_OBJECT)
+
+/* Reads what the unit said, waiting up to @timeout_msec for something
+ * when nothing is there (0: not at all, -1: as long as it takes). Wakes
+ * every source on news, whichever context it is attached to, since only
+ * one of them reads it. Called with the mutex held. */
+static void
+process_read_locked (TerretProcess *self,
+                     int            timeout_msec)
+{
+  gboolean news = FALSE;
+
+  while (self->unit_fd >= 0 && !self->gone)
+    {
+      TerretWireRecord record;
+      ssize_t n;
+
+      if (timeout_msec != 0)
+        {
+          struct pollfd pfd = { self->unit_fd, POLLIN, 0 };
+          int ret;
+
+          do
+            ret = poll (&pfd, 1, timeout_msec);
+          while (ret < 0 && errno == EINTR);
+          if (ret <= 0)
+            break;
+        }
+
+      do
+        n = recv (self->unit_fd, &record, sizeof record, MSG_DONTWAIT);
+      while (n < 0 && errno == EINTR);
+
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        break;
+
+      if (n != sizeof record)
+        {
+          /* The end, or a unit that died without saying so: either way
+           * nothing it contained runs any more (a killed unit's orphans
+           * are the launcher's to kill). */
+          self->gone = TRUE;
+          if (!self->exited)
+            self->exited = TRUE;
+          news = TRUE;
+          break;
+        }
+
+      if (record.type == TERRET_WIRE_EVENT_EXITED && !self->exited)
+        {
+          self->wait_status = record.a;
+          self->left_others = record.b != 0;
+          self->exited = TRUE;
+          news = TRUE;
+        }
+      /* The first thing a wait for an end should see is the end, so the
+       * rest is only read once there is nothing more to wait for. */
+      if (self->exited && timeout_msec != 0 && !self->kill_sent)
+        break;
+    }
+
+  if (news)
+    for (guint i = 0; i < self->sources->len; i++)
+      g_source_set_ready_time (g_ptr_array_index (self->sources, i), 0);
+}
+
+/* --- The sources ------------------------------------------------------ */
+
+typedef struct
+{
+  GSource source;
+  TerretProcess *process;       /* (owned) */
+  gpointer tag;
+  gboolean until_gone;
+} ProcessSource;
+
+static gboolean
+process_source_ready (ProcessSource *self)
+{
+  TerretProcess *process = self->process;
+  gboolean ready;
+
+  g_mutex_lock (&process->mutex);
+  ready = self->until_gone ? process->gone : process->exited;
+  g_mutex_unlock (&process->mutex);
+
+  return ready;
+}
+
+static gboolean
+process_source_prepare (GSource *source,
+                        int     *timeout)
+{
+  *timeout = -1;
+  return process_source_ready ((ProcessSource *)source);
+}
+
+static gboolean
+process_source_check (GSource *source)
+{
+  ProcessSource *self = (ProcessSource *)source;
+
+  if (self->tag != NULL && g_source_query_unix_fd (source, self->tag) != 0)
+    {
+      g_mutex_lock (&self->process->mutex);
+      process_read_locked (self->process, 0);
+      g_mutex_unlock (&self->process->mutex);
+    }
+
+  return process_source_ready (self);
+}
+
+static gboolean
+process_source_dispatch (GSource     *source,
+                         GSourceFunc  callback,
+                         gpointer     user_data)
+{
+  ProcessSource *self = (ProcessSource *)source;
+
+  g_source_set_ready_time (source, -1);
+  if (!process_source_ready (self))
+    return G_SOURCE_CONTINUE;
+
+  if (callback == NULL)
+    return G_SOURCE_REMOVE;
+
+  return callback (user_data);
+}
+
+static void
+process_source_finalize (GSource *source)
+{
+  ProcessSource *self = (ProcessSource *)source;
+
+  g_mutex_lock (&self->process->mutex);
+  g_ptr_array_remove_fast (self->process->sources, source);
+  g_mutex_unlock (&self->process->mutex);
+  g_clear_object (&self->process);
+}
+
+static GSourceFuncs process_source_funcs = {
+  process_source_prepare,
+  process_source_check,
+  process_source_dispatch,
+  process_source_finalize,
+  NULL, NULL,
+};
+
+static GSource *
+process_source_new (TerretProcess *self,
+                    gboolean       until_gone)
+{
+  GSource *source = g_source_new (&process_source_funcs, sizeof (ProcessSource));
+  ProcessSource *ps = (ProcessSource *)source;
+
+  ps->process = g_object_ref (self);
+  ps->until_gone = until_gone;
+  g_source_set_static_name (source, until_gone ? "[terret] process gone" : "[terret] process exit");
+
+  g_mutex_lock (&self->mutex);
+  if (self->unit_fd >= 0)
+    ps->tag = g_source_add_unix_fd (source, self->unit_fd, G_IO_IN | G_IO_HUP | G_IO_ERR);
+  g_ptr_array_add (self->sources, source);
+  g_mutex_unlock (&self->mutex);
+
+  return source;
+}
+
+/* --- GObject ---------------------------------------------------------- */
+
+static void
+terret_process_dispose (GObject *object)
+{
+  TerretProcess *self = TERRET_PROCESS (object);
+
+  /* The last owner gone: nothing it started may stay behind. */
+  terret_process_terminate (self);
+
+  G_OBJECT_CLASS (terret_process_parent_class)->dispose (object);
+}
+
+static void
+terret_process_finalize (GObject *object)
+{
+  TerretProcess *self = TERRET_PROCESS (object);
+
+  if (self->unit_fd >= 0)
+    close (self->unit_fd);
+  g_clear_pointer (&self->sources, g_ptr_array_unref);
+  g_mutex_clear (&self->mutex);
+
+  G_OBJECT_CLASS (terret_process_parent_class)->finalize (object);
+}
+
+static void
+terret_process_class_init (TerretProcessClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = terret_process_dispose;
+  object_class->finalize = terret_process_finalize;
+}
+
+static void
+terret_process_init (TerretProcess *self)
+{
+  g_mutex_init (&self->mutex);
+  self->unit_fd = -1;
+  self->sources = g_ptr_array_new ();
+}
+
+/*
+ * _terret_process_new:
+ *
+ * A process that has started: @pid is its pid, @unit_fd (taken) the
+ * library's end of its unit's socket, the STARTED record already read.
+ */
+TerretProcess *
+_terret_process_new (GPid pid,
+                     int  unit_fd)
+{
+  TerretProcess *self = g_object_new (TERRET_TYPE_PROCESS, NULL);
+
+  self->pid = pid;
+  self->unit_fd = unit_fd;
+  return self;
+}
+
+/* --- Public ----------------------------------------------------------- */
+
+/**
+ * terret_process_get_pid:
+ * @self: a process
+ *
+ * Gets the process's pid. It stays the pid the process had after it
+ * ended; compare with [method@Terret.Process.get_exited] before using it.
+ *
+ * Returns: the pid
+ *
+ * Since: 0.2
+ */
+GPid
+terret_process_get_pid (TerretProcess *self)
+{
+  g_return_val_if_fail (TERRET_IS_PROCESS (self), 0);
+
+  return self->pid;
+}
+
+/**
+ * terret_process_get_exited:
+ * @self: a process
+ * @wait_status: (out) (optional): the process's wait status, as waitpid()
+ *   gives it, or 0 when its end was not seen (its unit was killed)
+ *
+ * Tells whether the process has been seen to end, reading nothing new.
+ *
+ * Returns: whether the process has ended
+ *
+ * Since: 0.2
+ */
+gboolean
+terret_process_get_exited (TerretProcess *self,
+                           int           *wait_status)
+{
+  gboolean exited;
+
+  g_return_val_if_fail (TERRET_IS_PROCESS (self), FALSE);
+
+  g_mutex_lock (&self->mutex);
+  exited = self->exited;
+  if (wait_status != NULL)
+    *wait_status = self->wait_status;
+  g_mutex_unlock (&self->mutex);
+
+  return exited;
+}
+
+/**
+ * terret_process_check_exited:
+ * @self: a process
+ *
+ * Finds out without blocking whether the process has ended.
+ *
+ * Returns: whether the process has ended
+ *
+ * Since: 0.2
+ */
+gboolean
+terret_process_check_exited (TerretProcess *self)
+{
+  gboolean exited;
+
+  g_return_val_if_fail (TERRET_IS_PROCESS (self), TRUE);
+
+  g_mutex_lock (&self->mutex);
+  process_read_locked (self, 0);
+  exited = self->exited;
+  g_mutex_unlock (&self->mutex);
+
+  return exited;
+}
+
+/**
+ * terret_process_wait_exited:
+ * @self: a process
+ * @timeout_msec: how long to wait at most, in milliseconds; -1 for as
+ *   long as it takes
+ *
+ * Waits, blocking, for the process to end. For a process that is on its
+ * way out; a main loop should use
+ * [method@Terret.Process.create_exit_source].
+ *
+ * Returns: whether the process has ended
+ *
+ * Since: 0.2
+ */
+gboolean
+terret_process_wait_exited (TerretProcess *self,
+                            int            timeout_msec)
+{
+  gint64 deadline = timeout_msec < 0 ? -1 : g_get_monotonic_time () + timeout_msec * (gint64)1000;
+  gboolean exited;
+
+  g_return_val_if_fail (TERRET_IS_PROCESS (self), TRUE);
+
+  g_mutex_lock (&self->mutex);
+  for (;;)
+    {
+      int left = -1;
+
+      if (self->exited || self->unit_fd < 0)
+        break;
+      if (deadline >= 0)
+        {
+          gint64 now = g_get_monotonic_time ();
+
+          if (now >= deadline)
+            break;
+          left = (int)MAX ((deadline - now + 999) / 1000, 1);
+        }
+      process_read_locked (self, left);
+    }
+  exited = self->exited;
+  g_mutex_unlock (&self->mutex);
+
+  return exited;
+}
+
+/**
+ * terret_process_create_exit_source:
+ * @self: a process
+ *
+ * Creates a source that dispatches once the process has ended. Set its
+ * callback with g_source_set_callback() (a #GSourceFunc) and attach it to
+ * the context the caller runs on; there may be several, on different
+ * contexts. It holds no timer: it wakes nobody until the process ends.
+ *
+ * Returns: (transfer full): a new source
+ *
+ * Since: 0.2
+ */
+GSource *
+terret_process_create_exit_source (TerretProcess *self)
+{
+  g_return_val_if_fail (TERRET_IS_PROCESS (self), NULL);
+
+  return process_source_new (self, FALSE);
+}
+
+/*
+ * _terret_process_create_gone_source:
+ *
+ * A source that dispatches once nothing of the process is left: the
+ * process and everything it started. A unit leaves as soon as that is
+ * so, and at the latest once told to kill.
+ */
+GSource *
+_terret_process_create_gone_source (TerretProcess *self)
+{
+  return process_source_new (self, TRUE);
+}
+
+/* The unit socket, to poll() along with something else in a blocking
+ * wait; readable when there is news. */
+int
+_terret_process_get_fd (TerretProcess *self)
+{
+  return self->unit_fd;
+}
+
+/* Whether the process ended leaving processes it started: without, its
+ * unit leaves by itself, and the EOF is on its way. */
+gboolean
+_terret_process_left_others (TerretProcess *self)
+{
+  gboolean left;
+
+  g_mutex_lock (&self->mutex);
+  left = self->left_others;
+  g_mutex_unlock (&self->mutex);
+
+  return left;
+}
+
+gboolean
+_terret_process_is_gone (TerretProcess *self)
+{
+  gboolean gone;
+
+  g_mutex_lock (&self->mutex);
+  process_read_locked (self, 0);
+  gone = self->gone;
+  g_mutex_unlock (&self->mutex);
+
+  return gone;
+}
+
+static void
+process_send_locked (TerretProcess *self,
+                     guint32        type,
+                     int            a)
+{
+  TerretWireRecord record = { type, a, 0, 0 };
+
+  if (self->unit_fd < 0 || self->gone)
+    return;
+
+  /* Never blocks: the unit reads its socket at once, and a full socket
+   * (it cannot be: controls are rare) would only lose a duplicate. */
+  while (send (self->unit_fd, &record, sizeof record, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 &&
+         errno == EINTR)
+    ;
+}
+
+/**
+ * terret_process_signal_group:
+ * @self: a process
+ * @signum: a signal
+ *
+ * Sends @signum to the process's process group: the process and what it
+ * started that stayed in its group, as ^C does at a terminal. Does
+ * nothing once nothing of the process is left.
+ *
+ * Since: 0.2
+ */
+void
+terret_process_signal_group (TerretProcess *self,
+                             int            signum)
+{
+  g_return_if_fail (TERRET_IS_PROCESS (self));
+  g_return_if_fail (signum > 0);
+
+  g_mutex_lock (&self->mutex);
+  process_send_locked (self, TERRET_WIRE_CONTROL_SIGNAL_GROUP, signum);
+  g_mutex_unlock (&self->mutex);
+}
+
+/**
+ * terret_process_kill:
+ * @self: a process
+ *
+ * Makes the process and everything it started end now, whichever
+ * session or process group they moved to: its unit SIGKILLs them until
+ * none is left. Returns at once; safe from any thread.
+ *
+ * Since: 0.2
+ */
+void
+terret_process_kill (TerretProcess *self)
+{
+  g_return_if_fail (TERRET_IS_PROCESS (self));
+
+  g_mutex_lock (&self->mutex);
+  if (!self->kill_sent)
+    process_send_locked (self, TERRET_WIRE_CONTROL_KILL, 0);
+  self->kill_sent = TRUE;
+  g_mutex_unlock (&self->mutex);
+}
+
+/* Long enough for a unit to SIGKILL and reap anything; a bound only for
+ * a process stuck in the kernel, which no signal ends. */
+#define TERMINATE_MSEC (10 * 1000)
+
+/**
+ * terret_process_terminate:
+ * @self: a process
+ *
+ * Kills the process and everything it started, and waits until nothing
+ * of it is left. SIGKILL cannot be ignored, so the wait is short.
+ *
+ * Since: 0.2
+ */
+void
+terret_process_terminate (TerretProcess *self)
+{
+  gint64 deadline;
+
+  g_return_if_fail (TERRET_IS_PROCESS (self));
+
+  terret_process_kill (self);
+
+  deadline = g_get_monotonic_time () + TERMINATE_MSEC * 1000;
+  g_mutex_lock (&self->mutex);
+  while (self->unit_fd >= 0 && !self->gone)
+    {
+      gint64 left = deadline - g_get_monotonic_time ();
+
+      if (left <= 0)
+        {
+          g_warning ("Process %d is still there %d s after it was killed", (int)self->pid,
+                     TERMINATE_MSEC / 1000);
+          break;
+        }
+      process_read_locked (self, (int)MAX (left / 1000, 1));
+    }
+  g_mutex_unlock (&self->mutex);
+}

@@ -1,0 +1,280 @@
+/* terret-supervisor.c: the library's side of one launcher process
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * A supervisor starts a launcher (libexec/launcher/) once, with
+ * posix_spawn, and hands it spawn requests over a SOCK_SEQPACKET socket.
+ * posix_spawn because it never copies the host (glibc uses CLONE_VM and
+ * CLONE_VFORK): the one process the host ever starts itself costs the
+ * same in a small host and in one holding gigabytes, and every process
+ * after that is forked from the launcher, which is small.
+ *
+ * Each executor has one, so its sessions' processes are contained apart
+ * from another executor's; terret_launcher_new() without an executor
+ * shares a process-wide one.
+ */
+
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <spawn.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gio/gio.h>
+
+
+#include "launcher/terret-launcher-wire.h"
+#include "terret-error.h"
+#include "terret-supervisor-private.h"
+
+struct _TerretSupervisor
+{
+  gatomicrefcount ref_count;
+
+  /* Spawns may come from any thread; requests and replies pair up on
+   * the socket, so one conversation at a time. */
+  GMutex mutex;
+  int socket;                   /* -1 until started */
+  GPid pid;
+};
+
+TerretSupervisor *
+_terret_supervisor_new (void)
+{
+  TerretSupervisor *self = g_new0 (TerretSupervisor, 1);
+
+  g_atomic_ref_count_init (&self->ref_count);
+  g_mutex_init (&self->mutex);
+  self->socket = -1;
+  return self;
+}
+
+TerretSupervisor *
+_terret_supervisor_ref (TerretSupervisor *self)
+{
+  g_atomic_ref_count_inc (&self->ref_count);
+  return self;
+}
+
+/* Closing the socket is the launcher's cue to leave; it has nothing to
+ * finish (units end on their own sockets), so the wait is short. */
+static void
+supervisor_stop (TerretSupervisor *self)
+{
+  if (self->socket >= 0)
+    {
+      close (self->socket);
+      self->socket = -1;
+    }
+  if (self->pid > 0)
+    {
+      while (waitpid (self->pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+      self->pid = 0;
+    }
+}
+
+void
+_terret_supervisor_unref (TerretSupervisor *self)
+{
+  if (!g_atomic_ref_count_dec (&self->ref_count))
+    return;
+
+  supervisor_stop (self);
+  g_mutex_clear (&self->mutex);
+  g_free (self);
+}
+
+/* The supervisor terret_launcher_new() uses: one per process, never
+ * stopped, so a launcher made for a short-lived helper costs one
+ * launcher process however many there are. */
+TerretSupervisor *
+_terret_supervisor_get_default (void)
+{
+  static gsize shared;
+
+  if (g_once_init_enter (&shared))
+    g_once_init_leave (&shared, (gsize)_terret_supervisor_new ());
+
+  return (TerretSupervisor *)shared;
+}
+
+const char *
+_terret_supervisor_get_program (void)
+{
+  const char *program = g_getenv (TERRET_LAUNCHER_ENV);
+
+  return program != NULL && *program != '\0' ? program : TERRET_LAUNCHER_PATH;
+}
+
+static gboolean
+supervisor_start (TerretSupervisor  *self,
+                  GError           **error)
+{
+  const char *program = _terret_supervisor_get_program ();
+  char *argv[] = { (char *)"terret-launcher", (char *)"--socket", (char *)"3", NULL };
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attr;
+  sigset_t all, none;
+  int pair[2];
+  pid_t pid;
+  int ret;
+
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE,
+                   "Could not create the launcher's socket: %s", g_strerror (saved_errno));
+      return FALSE;
+    }
+
+  sigfillset (&all);
+  sigemptyset (&none);
+  posix_spawnattr_init (&attr);
+  /* A session of its own, so neither the launcher nor anything it starts
+   * has the host's terminal or gets its ^C; default dispositions and an
+   * empty mask, whatever the host's thread had. */
+  posix_spawnattr_setflags (&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF |
+                                   POSIX_SPAWN_SETSIGMASK);
+  posix_spawnattr_setsigdefault (&attr, &all);
+  posix_spawnattr_setsigmask (&attr, &none);
+
+  posix_spawn_file_actions_init (&actions);
+  posix_spawn_file_actions_adddup2 (&actions, pair[1], 3);
+  /* Only the socket: descriptors the host opened without close-on-exec
+   * are none of the launcher's business, nor of what it starts. */
+  posix_spawn_file_actions_addclosefrom_np (&actions, 4);
+
+  ret = posix_spawn (&pid, program, &actions, &attr, argv, environ);
+
+  posix_spawn_file_actions_destroy (&actions);
+  posix_spawnattr_destroy (&attr);
+  close (pair[1]);
+
+  if (ret != 0)
+    {
+      close (pair[0]);
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE,
+                   "Could not start the launcher %s: %s%s", program, g_strerror (ret),
+                   ret == ENOENT ? " (is terret-exec installed completely? set "
+                                   TERRET_LAUNCHER_ENV " to use another one)" : "");
+      return FALSE;
+    }
+
+  self->socket = pair[0];
+  self->pid = pid;
+  return TRUE;
+}
+
+/* One request and its reply. Returns the unit's pid, or 0 with errno set
+ * (EPIPE or ECONNRESET when the launcher is gone). */
+static pid_t
+supervisor_request (TerretSupervisor *self,
+                    int              *fds,
+                    guint             n_fds,
+                    int              *remote_error)
+{
+  TerretWireSpawn request = { TERRET_WIRE_MAGIC, n_fds };
+  TerretWireReply reply = { 0 };
+  char control[CMSG_SPACE (TERRET_WIRE_MAX_FDS * sizeof (int))] = { 0 };
+  struct iovec iov = { &request, sizeof request };
+  struct msghdr msg = { 0 };
+  struct cmsghdr *cmsg;
+  ssize_t n;
+
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = CMSG_SPACE (n_fds * sizeof (int));
+  cmsg = CMSG_FIRSTHDR (&msg);
+  cmsg->cmsg_level = SOL_SOCKET;
+  cmsg->cmsg_type = SCM_RIGHTS;
+  cmsg->cmsg_len = CMSG_LEN (n_fds * sizeof (int));
+  memcpy (CMSG_DATA (cmsg), fds, n_fds * sizeof (int));
+
+  do
+    n = sendmsg (self->socket, &msg, MSG_NOSIGNAL);
+  while (n < 0 && errno == EINTR);
+  if (n < 0)
+    return 0;
+
+  do
+    n = recv (self->socket, &reply, sizeof reply, 0);
+  while (n < 0 && errno == EINTR);
+  if (n == 0)
+    errno = ECONNRESET;
+  if (n != sizeof reply || reply.magic != TERRET_WIRE_MAGIC)
+    {
+      if (n > 0)
+        errno = EPROTO;
+      return 0;
+    }
+
+  *remote_error = reply.error;
+  errno = reply.error;
+  return reply.unit_pid;
+}
+
+/*
+ * _terret_supervisor_spawn:
+ *
+ * Asks the launcher to start a unit for one process: @payload_fd holds
+ * the plan, @unit_fd is the unit's end of its socket, @child_fds the
+ * child's descriptors the plan refers to. The descriptors are only
+ * borrowed. Starts the launcher when there is none, or again when the
+ * previous one went away. Returns the unit's pid, or 0.
+ */
+int
+_terret_supervisor_spawn (TerretSupervisor  *self,
+                          int                payload_fd,
+                          int                unit_fd,
+                          const int         *child_fds,
+                          guint              n_child_fds,
+                          GError           **error)
+{
+  int fds[TERRET_WIRE_MAX_FDS];
+  guint n_fds = 0;
+  pid_t unit = 0;
+  int remote_error = 0;
+
+  g_return_val_if_fail (n_child_fds <= TERRET_WIRE_MAX_FDS - TERRET_WIRE_FD_CHILD, 0);
+
+  fds[n_fds++] = payload_fd;
+  fds[n_fds++] = unit_fd;
+  for (guint i = 0; i < n_child_fds; i++)
+    fds[n_fds++] = child_fds[i];
+
+  g_mutex_lock (&self->mutex);
+  for (guint attempt = 0; attempt < 2 && unit == 0; attempt++)
+    {
+      if (self->socket < 0 && !supervisor_start (self, error))
+        break;
+
+      remote_error = 0;
+      unit = supervisor_request (self, fds, n_fds, &remote_error);
+      if (unit == 0 && remote_error == 0)
+        {
+          /* The launcher went away (killed, or it crashed): reap it and
+           * start another, once. Its units are not affected. */
+          supervisor_stop (self);
+          continue;
+        }
+      break;
+    }
+  g_mutex_unlock (&self->mutex);
+
+  if (unit == 0 && error != NULL && *error == NULL)
+    {
+      int saved_errno = remote_error != 0 ? remote_error : errno;
+
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_FAILED,
+                   "The launcher could not start the process: %s", g_strerror (saved_errno));
+    }
+
+  return unit;
+}
