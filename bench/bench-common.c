@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,6 +172,15 @@ status_field (const char *path,
   return 0;
 }
 
+/* A "Field:   N kB" line of a /proc file: /proc/self/status,
+ * /proc/meminfo, /proc/self/smaps_rollup. 0 when absent. */
+guint64
+bench_proc_kib (const char *path,
+                const char *field)
+{
+  return status_field (path, field);
+}
+
 guint64
 bench_rss_kib (void)
 {
@@ -242,6 +252,18 @@ bench_find_bash (void)
       exit (77);
     }
   return bash;
+}
+
+/* The physical baseline of a one-shot run: posix_spawn of @argv (argv[0]
+ * a path) and waitpid, nothing captured. TRUE when it exited 0. */
+gboolean
+bench_posix_spawn_wait (const char * const *argv)
+{
+  int status = 0;
+  pid_t pid;
+
+  return posix_spawn (&pid, argv[0], NULL, NULL, (char * const *)argv, environ) == 0 &&
+         waitpid (pid, &status, 0) == pid && WIFEXITED (status) && WEXITSTATUS (status) == 0;
 }
 
 /* --- The library ----------------------------------------------------- */

@@ -51,10 +51,13 @@ void          bench_raise_fd_limit       (void);
 guint64       bench_rss_kib              (void);
 guint64       bench_hwm_kib              (void);
 gboolean      bench_reset_hwm            (void);
+guint64       bench_proc_kib             (const char   *path,
+                                          const char   *field);
 guint64       bench_ctxt_switches        (void);
 void          bench_cpu_seconds          (double       *user,
                                           double       *system);
 char         *bench_find_bash            (void);
+gboolean      bench_posix_spawn_wait     (const char * const *argv);
 
 TerretExecutor *bench_executor_new       (const char   *name);
 TerretResult   *bench_run_on_loop        (TerretExecutor *executor,

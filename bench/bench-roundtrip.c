@@ -4,10 +4,8 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench-common.h"
@@ -108,12 +106,9 @@ one_round_trip (Fixture *fixture,
 
     case SUBJECT_POSIX_SPAWN:
       {
-        char *argv[] = { fixture->bash, (char *)"-c", (char *)"true", NULL };
-        int status = 0;
-        pid_t pid;
+        const char *argv[] = { fixture->bash, "-c", "true", NULL };
 
-        if (posix_spawn (&pid, fixture->bash, NULL, NULL, argv, environ) != 0 ||
-            waitpid (pid, &status, 0) != pid || status != 0)
+        if (!bench_posix_spawn_wait (argv))
           {
             g_printerr ("posix_spawn of bash failed\n");
             exit (1);
