@@ -404,5 +404,6 @@ main (int    argc,
   /* The library is gone. Units outlive the launcher on purpose: each ends
    * when its own socket does, which the library holds (or the host's
    * death closed). */
+  free (units.pids);
   return 0;
 }
