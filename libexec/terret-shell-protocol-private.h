@@ -13,14 +13,10 @@ G_BEGIN_DECLS
 #define TERRET_PROTOCOL_KEY_BYTES 16
 #define TERRET_PROTOCOL_KEY_LEN (TERRET_PROTOCOL_KEY_BYTES * 2)
 
-/* A marker is the lead (RS, then the key), the exchange's number, its
- * outcome, flags, the cwd, and the lead again before a newline. */
+/* A marker is the lead (RS, then the key), the number of the exchange
+ * whose harness ran last, its status, flags, the cwd, and the lead again
+ * before a newline. */
 #define TERRET_PROTOCOL_LEAD_LEN (TERRET_PROTOCOL_KEY_LEN + 1)
-
-/* An exchange's outcome at or above this was not reported by the
- * harness: the line was abandoned (^C, an expansion error) and the
- * outcome is bash's own `$?` plus this. */
-#define TERRET_PROTOCOL_ABANDONED 256
 
 typedef struct
 {
@@ -39,8 +35,9 @@ typedef enum
 typedef struct
 {
   guint64 exchange;
-  int outcome;                  /* < TERRET_PROTOCOL_ABANDONED: the status */
-  char *flags;                  /* (owned) what the harness had to undo */
+  int status;
+  char *options;                /* (owned) the shell's `$-` */
+  char *flags;                  /* (owned) what the harness found or undid */
   char *cwd;                    /* (owned) */
   gsize len;                    /* bytes of the marker */
 } TerretMarker;
@@ -57,17 +54,26 @@ void               _terret_protocol_key_init    (TerretProtocolKey        *key);
 GByteArray        *_terret_protocol_handshake   (const TerretProtocolKey  *key,
                                                  gboolean                  remote);
 TerretCarry        _terret_protocol_choose_carry (const char              *command);
+gboolean           _terret_protocol_needs_care  (const char               *command);
+gboolean           _terret_protocol_may_persist (const char               *command);
+gboolean           _terret_protocol_parse_apart (const char               *command);
 GByteArray        *_terret_protocol_request     (const char               *command,
                                                  guint64                   exchange,
                                                  TerretCarry               carry,
+                                                 gboolean                  careful,
                                                  gboolean                  remote);
 GByteArray        *_terret_protocol_recovery    (guint64                   exchange,
+                                                 guint64                   abandoned,
                                                  gboolean                  remote);
 TerretMarkerParse  _terret_protocol_parse_marker (const TerretProtocolKey *key,
                                                  const guint8             *data,
                                                  gsize                     len,
                                                  TerretMarker             *marker);
 void               _terret_marker_clear         (TerretMarker             *marker);
+void               _terret_protocol_flags_state (const TerretMarker       *marker,
+                                                 gboolean                  careful,
+                                                 gboolean                 *next_careful,
+                                                 gboolean                 *recover);
 char              *_terret_protocol_describe_flags (const char            *flags);
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (TerretMarker, _terret_marker_clear)

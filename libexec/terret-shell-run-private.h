@@ -48,8 +48,10 @@ struct _TerretShellSession
    * flight, one at a time. */
   TerretProtocolKey protocol;
   guint64 exchange;             /* the last exchange sent */
+  guint careful : 1;            /* state is set aside: the next request puts it back */
+  guint always_careful : 1;     /* functions, aliases or sourced code may change state */
   guint verbose : 1;            /* verbose is set aside: the harness runs apart */
-  guint needs_recovery : 1;     /* the last line was abandoned before its harness */
+  guint needs_recovery : 1;     /* the shell must meet the careful harness first */
 
   /* Read buffer and sources, kept from run to run on the context of the
    * last one, so a round trip attaches and destroys nothing. */
@@ -94,9 +96,8 @@ struct _ShellRun
   GByteArray *hold;             /* (owned) read, not yet known to be output */
   TerretHeadCapture *capture;   /* (owned) confirmed output */
   TerretHeadCapture *command_capture; /* (owned) (nullable) the command's, while a recovery runs */
-  int status;                   /* from the marker, or -1 */
-  char *cwd;                    /* (owned) (nullable) from the marker */
-  char *flags;                  /* (owned) (nullable) from the marker */
+  int status;                   /* from the marker; -1: none yet, -2: a stale one */
+  TerretMarker marker;          /* the exchange's, once found */
 
   TerretDetach detach;
   guint interrupt_requested : 1;  /* before the command was written */
@@ -104,6 +105,7 @@ struct _ShellRun
   guint escalated : 1;
   guint shell_ended : 1;
   guint recovering : 1;         /* the command's outcome comes from a recovery */
+  guint careful : 1;            /* the exchange took the careful path */
 };
 
 /* terret-shell-run.c */

@@ -103,8 +103,7 @@ _terret_shell_run_free (ShellRun *run)
   g_clear_pointer (&run->hold, g_byte_array_unref);
   g_clear_pointer (&run->capture, terret_head_capture_free);
   g_clear_pointer (&run->command_capture, terret_head_capture_free);
-  g_clear_pointer (&run->cwd, g_free);
-  g_clear_pointer (&run->flags, g_free);
+  _terret_marker_clear (&run->marker);
   g_clear_object (&run->session);
   g_free (run);
 }
@@ -261,11 +260,10 @@ run_feed (ShellRun     *run,
         case TERRET_MARKER_FOUND:
           if (marker.exchange <= run->expected)
             {
-              run->status = marker.exchange == run->expected ? marker.outcome : -2;
-              g_free (run->cwd);
-              run->cwd = g_steal_pointer (&marker.cwd);
-              g_free (run->flags);
-              run->flags = g_steal_pointer (&marker.flags);
+              run->status = marker.exchange == run->expected ? marker.status : -2;
+              _terret_marker_clear (&run->marker);
+              run->marker = marker;
+              marker = (TerretMarker) { 0 };
               g_byte_array_set_size (run->hold, 0);
               return TRUE;
             }
@@ -538,19 +536,36 @@ _terret_shell_run_ended (ShellRun *run)
   _terret_shell_run_return (run, result, NULL);
 }
 
+/* What the exchange's marker says the next request must do. A careful
+ * harness that could not turn off what would trace the next request
+ * (flag F) leaves a shell the session cannot use. */
+static gboolean
+run_take_state (ShellRun *run)
+{
+  TerretShellSession *session = run->session;
+  gboolean next_careful, recover;
+
+  _terret_protocol_flags_state (&run->marker, run->careful, &next_careful, &recover);
+  session->careful = next_careful;
+  session->needs_recovery = recover;
+  if (run->careful)
+    session->verbose = strchr (run->marker.flags, 'v') != NULL;
+  return strchr (run->marker.flags, 'F') == NULL;
+}
+
 static void
 run_complete_command (ShellRun *run)
 {
   g_autoptr(GBytes) output = NULL;
   g_autofree char *flags_notice = NULL;
-  TerretShellSession *session = run->session;
   TerretResult *result;
   guint64 seen, dropped = 0;
-  gboolean compromised;
+  gboolean usable;
 
-  /* A prompt of an earlier exchange: bash did not run the line at all, or
-   * did and then printed a prompt it had not expanded again. A recovery
-   * tells which, and carries the line's outcome. */
+  /* A prompt of an earlier exchange: bash did not run the line's harness
+   * (^C, an expansion error, a function named `builtin`), or did and then
+   * printed a prompt it had not expanded again. A recovery tells which,
+   * and carries the line's status. */
   if (run->status == -2 && !run->recovering)
     {
       /* The output so far stays the command's: the recovery's own is not. */
@@ -566,7 +581,7 @@ run_complete_command (ShellRun *run)
     }
   seen = terret_head_capture_get_seen (run->capture);
 
-  flags_notice = _terret_protocol_describe_flags (run->flags);
+  flags_notice = _terret_protocol_describe_flags (run->marker.flags);
   _terret_shell_run_add_notice (run, flags_notice);
 
   /* Nothing of the marker ever entered the capture, so the output ends at
@@ -574,22 +589,13 @@ run_complete_command (ShellRun *run)
   output = terret_head_capture_finish (run->capture, seen, &dropped);
   run_add_capture_notice (run, g_bytes_get_size (output), dropped, seen);
 
-  compromised = run->flags != NULL && (strchr (run->flags, 'F') != NULL);
+  usable = run_take_state (run);
 
   result = run_build_result (run, output, dropped);
-  if (run->status >= TERRET_PROTOCOL_ABANDONED)
-    {
-      /* Abandoned (^C, an expansion error): bash's `$?`, and the harness
-       * step is owed before the next command. */
-      terret_result_set_exit_status (result, run->status - TERRET_PROTOCOL_ABANDONED);
-      session->needs_recovery = TRUE;
-    }
-  else if (run->status >= 0)
-    terret_result_set_exit_status (result, run->status);
-  terret_result_set_cwd (result, run->cwd);
-  session->verbose = run->flags != NULL && strchr (run->flags, 'v') != NULL;
+  terret_result_set_exit_status (result, run->status);
+  terret_result_set_cwd (result, run->marker.cwd);
 
-  if (compromised)
+  if (!usable)
     {
       terret_result_add_notice (result, "The shell's state could not be put back into a state "
                                         "the session can use, so the session was ended; the next "
@@ -601,6 +607,30 @@ run_complete_command (ShellRun *run)
   _terret_shell_run_return (run, result, NULL);
 }
 
+/* A command after which not even the harness alone ran (the shell was
+ * then ended): what it printed, no status, and why. */
+static void
+run_complete_broken (ShellRun *run)
+{
+  g_autoptr(GBytes) output = NULL;
+  TerretResult *result;
+  guint64 seen, dropped = 0;
+
+  terret_head_capture_free (run->capture);
+  run->capture = g_steal_pointer (&run->command_capture);
+  seen = terret_head_capture_get_seen (run->capture);
+  output = terret_head_capture_finish (run->capture, seen, &dropped);
+  run_add_capture_notice (run, g_bytes_get_size (output), dropped, seen);
+  result = run_build_result (run, output, dropped);
+  terret_result_add_notice (result, "After this command the shell could no longer run the "
+                                    "session's own steps (it left state, such as an alias over "
+                                    "a reserved word, that breaks them), so its status is "
+                                    "unknown and the session was ended; the next run starts a "
+                                    "fresh one, so the cwd and variables from earlier runs are "
+                                    "gone.");
+  _terret_shell_run_return (run, result, NULL);
+}
+
 static void
 run_on_marker (ShellRun *run)
 {
@@ -609,30 +639,39 @@ run_on_marker (ShellRun *run)
   switch (run->kind)
     {
     case EXCHANGE_HANDSHAKE:
+      session->careful = FALSE;
+      session->always_careful = FALSE;
       session->needs_recovery = FALSE;
       session->verbose = FALSE;
       _terret_shell_run_start (run, EXCHANGE_COMMAND);
       break;
 
     case EXCHANGE_RECOVERY:
-      if (run->status < 0 || run->status >= TERRET_PROTOCOL_ABANDONED ||
-          (run->flags != NULL && (strchr (run->flags, 'b') || strchr (run->flags, 'F'))))
+      if (run->status < 0 || strchr (run->marker.flags, 'b') != NULL || !run_take_state (run))
         {
-          /* Not even the harness step alone runs: nothing the session can
-           * say to this shell is safe. A fresh one. */
+          /* Not even the harness alone runs: nothing the session can say
+           * to this shell is safe. */
+          gboolean hijacked = run->status >= 0 && strchr (run->marker.flags, 'b') != NULL;
+
           run_kill_shell (run);
+          if (run->recovering && !hijacked)
+            {
+              /* The command may have run, and must not run twice: it ends
+               * here, with what it printed and no status. */
+              run_complete_broken (run);
+              return;
+            }
+          /* Before the command, or a line a function named `builtin`
+           * took whole: the command did not run. A fresh shell runs it. */
+          g_clear_pointer (&run->command_capture, terret_head_capture_free);
+          run->recovering = FALSE;
           _terret_shell_run_add_notice (run, "The shell could no longer run the session's own "
-                                             "steps (a function named like a builtin, or a "
-                                             "DEBUG trap, stops them), so a fresh session was "
-                                             "started; the cwd and variables from earlier runs "
-                                             "are gone.");
-          session->needs_recovery = FALSE;
-          /* The start of a fresh shell, then the command. */
+                                             "steps (a function named like a builtin takes "
+                                             "them), so a fresh session was started; the cwd "
+                                             "and variables from earlier runs are gone.");
           _terret_shell_run_start (run, EXCHANGE_HANDSHAKE);
           return;
         }
-      session->needs_recovery = FALSE;
-      session->verbose = run->flags != NULL && strchr (run->flags, 'v') != NULL;
       if (run->recovering)
         run_complete_command (run);
       else
@@ -987,8 +1026,7 @@ _terret_shell_run_start (ShellRun     *run,
   run->status = -1;
   g_byte_array_set_size (run->hold, 0);
   g_clear_pointer (&run->capture, terret_head_capture_free);
-  g_clear_pointer (&run->cwd, g_free);
-  g_clear_pointer (&run->flags, g_free);
+  _terret_marker_clear (&run->marker);
 
   if (kind == EXCHANGE_HANDSHAKE)
     {
@@ -1002,8 +1040,13 @@ _terret_shell_run_start (ShellRun     *run,
     }
   else if (kind == EXCHANGE_RECOVERY)
     {
+      /* After a stale marker in this run, the command's exchange; else
+       * the last one sent. */
+      guint64 abandoned = session->exchange;
+
+      run->careful = TRUE;
       run->expected = ++session->exchange;
-      line = _terret_protocol_recovery (run->expected, remote);
+      line = _terret_protocol_recovery (run->expected, abandoned, remote);
       timeout = run->handshake_timeout;
       run->capture = terret_head_capture_new (HANDSHAKE_OUTPUT_LIMIT, 1);
     }
@@ -1012,12 +1055,20 @@ _terret_shell_run_start (ShellRun     *run,
       const char *command = terret_request_get_command (run->request);
       TerretCarry carry = _terret_protocol_choose_carry (command);
 
-      /* A shell that keeps verbose set aside echoes whatever the eval
-       * still parses once the restore step turned it back on. */
-      if (session->verbose && carry == TERRET_CARRY_EVAL)
+      /* The fast path is for a shell known clean running a command whose
+       * text cannot make it otherwise; a remote shell also needs its
+       * terminal's modes put back, which only the careful harness does. */
+      if (_terret_protocol_may_persist (command))
+        session->always_careful = TRUE;
+      run->careful = session->careful || session->always_careful || remote ||
+                     _terret_protocol_needs_care (command);
+      /* Verbose echoes whatever the eval still parses once it is on: the
+       * harness then runs after the eval, on the line bash already read. */
+      if (carry == TERRET_CARRY_EVAL && run->careful &&
+          (session->verbose || _terret_protocol_parse_apart (command)))
         carry = TERRET_CARRY_EVAL_APART;
       run->expected = ++session->exchange;
-      line = _terret_protocol_request (command, run->expected, carry, remote);
+      line = _terret_protocol_request (command, run->expected, carry, run->careful, remote);
       timeout = run->timeout;
       /* The capture's window is what it keeps past the cap for a marker
        * scanner; the scanner here works ahead of the capture and never
