@@ -214,7 +214,7 @@ terret_command_executor_append_shell_command (TerretCommandExecutor  *self,
       }
     terret_launcher_take_fd (launcher, fd, 3);
     g_ptr_array_add (argv, g_strdup ("IFS= \\builtin read -r -d '' __terret_command <&3; "
-                                     "\\builtin exec 3<&-; "
+                                     "\\exec 3<&-; "
                                      "\\builtin eval \"\\builtin unset __terret_command; "
                                      "$__terret_command\""));
   }

@@ -298,6 +298,36 @@ test_streams_separate (void)
 }
 
 static void
+test_long_command (void)
+{
+  g_autoptr(TerretExecutor) executor = new_oneshot ();
+  g_autoptr(TerretRequest) request = NULL;
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(GString) payload = g_string_new (NULL);
+  g_autoptr(GString) command = g_string_new ("cat <<'TERRET_EOF'\n");
+  guint n = 0;
+
+  g_test_summary ("A command of 1 MB, far over what one argument may hold, runs "
+                  "byte-exact, and what carried it is closed before it runs.");
+
+  while (payload->len < 1024 * 1024)
+    g_string_append_printf (payload, "line %u: \xc3\xa9\xe2\x82\xac 'single' \"double\" "
+                            "$HOME `tick` \\back %%s\n", n++);
+  g_string_append_len (command, payload->str, payload->len);
+  g_string_append (command, "TERRET_EOF\n"
+                            "[ -e /proc/$$/fd/3 ] && echo 'fd 3 open' >&2; "
+                            "[ -n \"${__terret_command+set}\" ] && echo 'variable left' >&2; (exit 7)");
+
+  g_object_set (executor, "max-output", (guint64)(4 * 1024 * 1024), NULL);
+  request = new_request (command->str);
+  result = run_ok (executor, request);
+
+  g_assert_cmpint (terret_result_get_exit_status (result), ==, 7);
+  terret_test_assert_bytes_eq (terret_result_get_stdout (result), payload->str, payload->len);
+  terret_test_assert_bytes_str (terret_result_get_stderr (result), "");
+}
+
+static void
 test_bytes_exact (void)
 {
   g_autoptr(TerretExecutor) executor = new_oneshot ();
@@ -1627,6 +1657,7 @@ main (int   argc,
   g_test_add_func ("/oneshot/progress/live", test_progress_live);
   g_test_add_func ("/oneshot/progress/partial-line", test_progress_partial_line);
   g_test_add_func ("/oneshot/progress/long-line", test_progress_long_line);
+  g_test_add_func ("/oneshot/exact/long-command", test_long_command);
   g_test_add_func ("/oneshot/capture/seq-tail", test_capture_seq);
   g_test_add_func ("/oneshot/capture/flood", test_capture_flood);
   g_test_add_func ("/oneshot/timeout/partial-output", test_timeout_partial_output);
