@@ -462,6 +462,32 @@ describe_shell_end (ShellRun     *run,
   return g_strdup ("The shell session ended while this command ran");
 }
 
+/* An interactive bash's `exit` builtin says "exit" on stderr, that is on
+ * the terminal, as it goes: bash's words, not the command's, so the
+ * result leaves them out when the shell exited with a status and they
+ * are the last bytes read. (A command's own last line "exit" followed by
+ * an exit other than the builtin's, as under set -e, is the one output
+ * this mistakes.) */
+static void
+strip_exit_echo (TerretResult *result)
+{
+  static const char echo[] = "exit\n";
+  GBytes *output = terret_result_get_stdout (result);
+  gsize len;
+  const char *data;
+
+  if (output == NULL || terret_result_get_dropped (result, TERRET_STREAM_STDOUT) > 0 ||
+      !terret_result_get_exited (result))
+    return;
+  data = g_bytes_get_data (output, &len);
+  if (len >= sizeof echo - 1 && memcmp (data + len - (sizeof echo - 1), echo, sizeof echo - 1) == 0)
+    {
+      g_autoptr(GBytes) kept = g_bytes_new_from_bytes (output, 0, len - (sizeof echo - 1));
+
+      terret_result_set_stdout (result, kept);
+    }
+}
+
 /*
  * _terret_shell_run_ended:
  *
@@ -506,6 +532,7 @@ _terret_shell_run_ended (ShellRun *run)
       if (process != NULL)
         terret_process_wait_exited (process, SHELL_END_WAIT_MSEC);
       how = describe_shell_end (run, result);
+      strip_exit_echo (result);
     }
   run_kill_shell (run);
 
