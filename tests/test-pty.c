@@ -10,6 +10,7 @@
 
 #include <glib/gstdio.h>
 
+#include "terret-test-shell-state.h"
 #include "terret-test-utils.h"
 
 static TerretExecutor *
@@ -248,6 +249,14 @@ test_forgery_history (void)
     g_assert_false (terret_result_get_exited (result));
   }
   g_assert_false (g_file_test (histfile, G_FILE_TEST_EXISTS));
+}
+
+static void
+test_shell_state (gconstpointer data)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+
+  terret_test_shell_state_check (executor, GPOINTER_TO_UINT (data));
 }
 
 /* --- Stdin readers and the terminal ----------------------------------- */
@@ -1441,6 +1450,12 @@ main (int   argc,
   g_test_add_func ("/pty/forgery/printf-function", test_forgery_printf_function);
   g_test_add_func ("/pty/forgery/debug-trap", test_forgery_debug_trap);
   g_test_add_func ("/pty/forgery/history", test_forgery_history);
+  for (guint i = 0; i < terret_test_shell_state_n_cases (); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/pty/state/%s", terret_test_shell_state_name (i));
+
+      g_test_add_data_func (path, GUINT_TO_POINTER (i), test_shell_state);
+    }
   g_test_add_func ("/pty/terminal/stdin-readers", test_stdin_readers);
   g_test_add_func ("/pty/terminal/stty-echo", test_stty_echo);
   g_test_add_func ("/pty/cap/around-limit", test_cap_around_limit);

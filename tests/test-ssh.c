@@ -24,6 +24,7 @@
 
 #include <glib/gstdio.h>
 
+#include "terret-test-shell-state.h"
 #include "terret-test-utils.h"
 
 #define SSHD_PATH "/usr/sbin/sshd"
@@ -621,6 +622,24 @@ test_exact (Fixture       *fixture,
   terret_test_assert_terminal_run (executor, "echo \"$# $1 $2\"", 0, "2 a b\n");
 }
 
+/* Every shell-state case, on one executor: the remote shell is the same
+ * engine's, behind a terminal the host cannot set modes on. */
+static void
+test_shell_state (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  g_autoptr(TerretExecutor) executor = NULL;
+
+  SKIP_WITHOUT_SSHD (fixture);
+  executor = new_executor (fixture);
+
+  for (guint i = 0; i < terret_test_shell_state_n_cases (); i++)
+    {
+      g_test_message ("case: %s", terret_test_shell_state_name (i));
+      terret_test_shell_state_check (executor, i);
+    }
+}
+
 static void
 test_persistence (Fixture       *fixture,
                   gconstpointer  data)
@@ -1121,6 +1140,7 @@ main (int   argc,
   TEST ("config/invalid", test_invalid_settings);
   TEST ("run/exact", test_exact);
   TEST ("run/persistence", test_persistence);
+  TEST ("run/shell-state", test_shell_state);
   TEST ("run/cwd-and-env", test_cwd_and_env);
   TEST ("run/timeout", test_timeout);
   TEST ("run/busy", test_busy);
