@@ -37,3 +37,7 @@ void launcher_unit_main (const Plan *plan,
  * @on_reaped, when not NULL, hears each reaped pid and status. */
 void launcher_kill_children (void (*on_reaped) (int pid, int status, void *data),
                              void  *data);
+
+/* `terret-launcher --supervise PROGRAM...` (terret-launcher-supervise.c):
+ * runs @argv and contains what it starts, where no library is near. */
+int launcher_supervise_main (char **argv);

@@ -20,6 +20,7 @@
  * with nothing but libc forks fastest.
  *
  *   terret-launcher --socket FD
+ *   terret-launcher --supervise PROGRAM [ARG...]   (terret-launcher-supervise.c)
  */
 
 #include <errno.h>
@@ -351,6 +352,9 @@ main (int    argc,
   int sock = -1;
   int sigfd;
 
+  if (argc > 1 && strcmp (argv[1], "--supervise") == 0)
+    return launcher_supervise_main (argv + 2);
+
   for (int i = 1; i < argc; i++)
     {
       if (strcmp (argv[i], "--socket") == 0 && i + 1 < argc)
@@ -358,7 +362,7 @@ main (int    argc,
     }
   if (sock < 0)
     {
-      fprintf (stderr, "usage: %s --socket FD\n"
+      fprintf (stderr, "usage: %s --socket FD | --supervise PROGRAM [ARG...]\n"
                "The process terret-exec runs commands through; not meant to be run by hand.\n",
                argv[0]);
       return 2;
