@@ -51,6 +51,7 @@ struct _TerretSshChannel
    * and a failure is read on whichever thread finishes a run. */
   GMutex mutex;
   GStrv client_argv;            /* (owned) (nullable) */
+  char *remote_launcher;        /* (owned) (nullable) the remote-launcher setting */
   char *destination;            /* (owned) (nullable) for messages */
   int stderr_fd;                /* the running client's diagnostics, or -1 */
   TerretSshFailure failure;
@@ -69,6 +70,9 @@ G_DEFINE_DYNAMIC_TYPE_EXTENDED (TerretSshChannel, terret_ssh_channel, TERRET_TYP
 /* What the remote command exits with when the cwd cannot be entered:
  * not a status a login shell or `env` gives for anything else. */
 #define NO_DIRECTORY_STATUS 209
+
+/* And when the remote-launcher it was told to use is not there. */
+#define NO_LAUNCHER_STATUS 208
 
 /* What `env` (and a POSIX shell) exits with when the command is not
  * found. */
@@ -101,6 +105,32 @@ append_quoted (GString    *out,
   g_string_append_c (out, '\'');
 }
 
+/* Where a remote terret-exec installs its launcher, for `auto`: the
+ * package's libexecdir under the usual prefixes. */
+static const char * const launcher_dirs[] = {
+  "/usr/libexec/terret-exec-1", "/usr/local/libexec/terret-exec-1",
+};
+
+static void
+append_words (GString            *command,
+              const char         *containment,
+              const char * const *envp,
+              const char * const *argv)
+{
+  g_string_append (command, " env TERRET_CONTAINMENT=");
+  g_string_append (command, containment);
+  for (guint i = 0; envp != NULL && envp[i] != NULL; i++)
+    {
+      g_string_append_c (command, ' ');
+      append_quoted (command, envp[i]);
+    }
+  for (guint i = 0; argv[i] != NULL; i++)
+    {
+      g_string_append_c (command, ' ');
+      append_quoted (command, argv[i]);
+    }
+}
+
 /*
  * terret_ssh_channel_build_command:
  *
@@ -111,11 +141,27 @@ append_quoted (GString    *out,
  * ends the connection with NO_DIRECTORY_STATUS, which the channel turns
  * into a clear failure: the shell's own message is on the terminal too,
  * but among the echo of the handshake on a terminal not yet configured.
+ *
+ * What @argv starts is contained as well as the remote allows, and
+ * TERRET_CONTAINMENT says how: under `terret-launcher --supervise`
+ * (`launcher`: a subreaper that kills everything the shell left, setsid
+ * jobs too, when the shell ends or the connection goes), found as
+ * @remote_launcher says (%NULL: on PATH or in the package's libexecdir;
+ * `none`: not used; else that path, which must be there); else in a PID
+ * namespace of its own (`pid-namespace`: util-linux unshare, where the
+ * account may, with a /proc of its own so that `ps` and `kill` agree on
+ * pids; the kernel ends every process in it with its init, a `sh`
+ * that waits for the shell so that the shell is not the namespace's init,
+ * which signals from inside could not kill; a shell's exit status of 129
+ * to 192 then reads as death by signal N - 128, the one thing a shell in
+ * between cannot tell apart); else the terminal's hangup
+ * alone (`hangup`: what ignores SIGHUP or left the session survives).
  */
 char *
 terret_ssh_channel_build_command (const char * const *argv,
                                   const char * const *envp,
-                                  const char         *cwd)
+                                  const char         *cwd,
+                                  const char         *remote_launcher)
 {
   GString *command = g_string_new (NULL);
 
@@ -127,17 +173,36 @@ terret_ssh_channel_build_command (const char * const *argv,
       append_quoted (command, cwd);
       g_string_append_printf (command, " || exit %d; ", NO_DIRECTORY_STATUS);
     }
-  g_string_append (command, "exec env");
-  for (guint i = 0; envp != NULL && envp[i] != NULL; i++)
+
+  if (remote_launcher == NULL)
     {
-      g_string_append_c (command, ' ');
-      append_quoted (command, envp[i]);
+      g_string_append (command, "L=$(command -v terret-launcher 2>/dev/null) || L=; ");
+      for (guint i = 0; i < G_N_ELEMENTS (launcher_dirs); i++)
+        g_string_append_printf (command, "[ -n \"$L\" ] || ! [ -x %1$s/terret-launcher ] || "
+                                "L=%1$s/terret-launcher; ", launcher_dirs[i]);
     }
-  for (guint i = 0; argv[i] != NULL; i++)
+  else if (g_strcmp0 (remote_launcher, "none") == 0)
+    g_string_append (command, "L=; ");
+  else
     {
-      g_string_append_c (command, ' ');
-      append_quoted (command, argv[i]);
+      g_string_append (command, "L=");
+      append_quoted (command, remote_launcher);
+      g_string_append_printf (command, "; [ -x \"$L\" ] || exit %d; ", NO_LAUNCHER_STATUS);
     }
+
+  g_string_append (command, "if [ -n \"$L\" ]; then exec \"$L\" --supervise");
+  append_words (command, "launcher", envp, argv);
+  /* The namespace's init is a sh that waits for the shell; a sh around
+   * the namespace turns a status past 128 back into the signal it stands
+   * for, so that a killed shell is reported killed. */
+  g_string_append (command, "; fi; "
+                            "if unshare --pid --fork --kill-child --mount-proc true 2>/dev/null; then "
+                            "exec sh -c 'unshare --pid --fork --kill-child --mount-proc sh -c '\\''\"$@\"; "
+                            "exit $?'\\'' sh \"$@\"; s=$?; if [ $s -gt 128 ] && [ $s -lt 193 ]; "
+                            "then kill -$((s - 128)) $$; fi; exit $s' sh");
+  append_words (command, "pid-namespace", envp, argv);
+  g_string_append (command, "; fi; exec");
+  append_words (command, "hangup", envp, argv);
 
   return g_string_free (command, FALSE);
 }
@@ -201,6 +266,8 @@ classify (const char  *text,
     }
   if (exit_status == NO_DIRECTORY_STATUS)
     return TERRET_SSH_FAILURE_NO_DIRECTORY;
+  if (exit_status == NO_LAUNCHER_STATUS)
+    return TERRET_SSH_FAILURE_NO_LAUNCHER;
   if (exit_status == NO_SHELL_STATUS)
     return TERRET_SSH_FAILURE_NO_SHELL;
   /* A silent 255 is no failure of the client's: it is also what it exits
@@ -254,6 +321,7 @@ terret_ssh_channel_spawn (TerretShellChannel  *channel,
   g_auto(GStrv) local_env = NULL;
   g_autofree char *remote_cwd = NULL;
   g_autofree char *command = NULL;
+  g_autofree char *remote_launcher = NULL;
   const char *term;
   int to_client[2], from_client[2];
   int stderr_fd, stderr_copy;
@@ -261,6 +329,7 @@ terret_ssh_channel_spawn (TerretShellChannel  *channel,
   g_mutex_lock (&self->mutex);
   for (guint i = 0; self->client_argv != NULL && self->client_argv[i] != NULL; i++)
     g_ptr_array_add (client, g_strdup (self->client_argv[i]));
+  remote_launcher = g_strdup (self->remote_launcher);
   self->failure = TERRET_SSH_FAILURE_NONE;
   g_clear_pointer (&self->said, g_free);
   g_mutex_unlock (&self->mutex);
@@ -278,7 +347,8 @@ terret_ssh_channel_spawn (TerretShellChannel  *channel,
    * announces TERM for the remote terminal before the shell starts. */
   remote_env = g_strdupv ((char **)terret_launcher_get_environ (launcher));
   remote_cwd = g_strdup (terret_launcher_get_cwd (launcher));
-  command = terret_ssh_channel_build_command (argv, (const char * const *)remote_env, remote_cwd);
+  command = terret_ssh_channel_build_command (argv, (const char * const *)remote_env, remote_cwd,
+                                              remote_launcher);
   g_ptr_array_add (client, g_steal_pointer (&command));
   g_ptr_array_add (client, NULL);
 
@@ -425,6 +495,7 @@ terret_ssh_channel_finalize (GObject *object)
   if (self->stderr_fd >= 0)
     close (self->stderr_fd);
   g_clear_pointer (&self->client_argv, g_strfreev);
+  g_clear_pointer (&self->remote_launcher, g_free);
   g_clear_pointer (&self->destination, g_free);
   g_clear_pointer (&self->said, g_free);
   g_mutex_clear (&self->mutex);
@@ -473,13 +544,16 @@ terret_ssh_channel_new (void)
  * terret_ssh_channel_set_client:
  *
  * The client and its options, up to and including the destination (and
- * how messages name it); the remote command is appended at each spawn. Takes effect at the next
- * spawn: a connection that is up keeps the options it was made with.
+ * how messages name it), and the remote launcher to contain the shell
+ * with (see terret_ssh_channel_build_command()); the remote command is
+ * appended at each spawn. Takes effect at the next spawn: a connection
+ * that is up keeps the options it was made with.
  */
 void
 terret_ssh_channel_set_client (TerretSshChannel   *self,
                                const char * const *client_argv,
-                               const char         *destination)
+                               const char         *destination,
+                               const char         *remote_launcher)
 {
   g_return_if_fail (TERRET_IS_SSH_CHANNEL (self));
 
@@ -488,6 +562,8 @@ terret_ssh_channel_set_client (TerretSshChannel   *self,
   self->client_argv = g_strdupv ((char **)client_argv);
   g_free (self->destination);
   self->destination = g_strdup (destination);
+  g_free (self->remote_launcher);
+  self->remote_launcher = g_strdup (remote_launcher);
   g_mutex_unlock (&self->mutex);
 }
 

@@ -28,22 +28,25 @@ typedef enum {
   /* The connection was made, but the remote shell could not start. */
   TERRET_SSH_FAILURE_NO_DIRECTORY,
   TERRET_SSH_FAILURE_NO_SHELL,
+  TERRET_SSH_FAILURE_NO_LAUNCHER,
 } TerretSshFailure;
 
 #define TERRET_SSH_FAILURE_IS_CONNECTION(f) \
   ((f) != TERRET_SSH_FAILURE_NONE && (f) != TERRET_SSH_FAILURE_NO_DIRECTORY && \
-   (f) != TERRET_SSH_FAILURE_NO_SHELL)
+   (f) != TERRET_SSH_FAILURE_NO_SHELL && (f) != TERRET_SSH_FAILURE_NO_LAUNCHER)
 
 void                 terret_ssh_channel_register      (GTypeModule         *module);
 TerretShellChannel  *terret_ssh_channel_new           (void);
 void                 terret_ssh_channel_set_client    (TerretSshChannel    *self,
                                                        const char * const  *client_argv,
-                                                       const char          *destination);
+                                                       const char          *destination,
+                                                       const char          *remote_launcher);
 char                *terret_ssh_channel_dup_destination (TerretSshChannel  *self);
 TerretSshFailure     terret_ssh_channel_get_failure   (TerretSshChannel    *self,
                                                        char               **said);
 char                *terret_ssh_channel_build_command (const char * const  *argv,
                                                        const char * const  *envp,
-                                                       const char          *cwd);
+                                                       const char          *cwd,
+                                                       const char          *remote_launcher);
 
 G_END_DECLS

@@ -64,6 +64,7 @@ struct _TerretSshExecutor
   char *known_hosts;            /* (owned) (nullable) */
   char *strict_host_key_checking; /* (owned) */
   char *config_file;            /* (owned) (nullable) */
+  char *remote_launcher;        /* (owned) (nullable) NULL: auto */
 };
 
 /* Everything but the channel and the explanation of a run's outcome is
@@ -84,6 +85,7 @@ enum {
   PROP_KNOWN_HOSTS,
   PROP_STRICT_HOST_KEY_CHECKING,
   PROP_CONFIG_FILE,
+  PROP_REMOTE_LAUNCHER,
   N_PROPS
 };
 
@@ -102,6 +104,7 @@ typedef struct
   char *known_hosts;
   char *strict_host_key_checking;
   char *config_file;
+  char *remote_launcher;
 } Settings;
 
 static void
@@ -114,6 +117,7 @@ settings_clear (Settings *settings)
   g_clear_pointer (&settings->known_hosts, g_free);
   g_clear_pointer (&settings->strict_host_key_checking, g_free);
   g_clear_pointer (&settings->config_file, g_free);
+  g_clear_pointer (&settings->remote_launcher, g_free);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Settings, settings_clear)
@@ -132,6 +136,7 @@ settings_snapshot (TerretSshExecutor *self,
   settings->known_hosts = g_strdup (self->known_hosts);
   settings->strict_host_key_checking = g_strdup (self->strict_host_key_checking);
   settings->config_file = g_strdup (self->config_file);
+  settings->remote_launcher = g_strdup (self->remote_launcher);
   g_mutex_unlock (&self->mutex);
 }
 
@@ -367,7 +372,8 @@ terret_ssh_executor_prepare_spawn (TerretSessionExecutor  *executor,
     }
 
   terret_ssh_channel_set_client (TERRET_SSH_CHANNEL (channel),
-                                 (const char * const *)client_argv, destination);
+                                 (const char * const *)client_argv, destination,
+                                 settings.remote_launcher);
   terret_launcher_set_environ (launcher, (const char * const *)envp);
   /* The handshake of a new session includes connecting and logging in,
    * which has connect-timeout of its own; the shell then has the usual
@@ -459,6 +465,16 @@ describe_failure (TerretSshExecutor *self,
         return g_strdup_printf ("On %s: the shell “%s” (the shell setting) was not found",
                                 destination, shell != NULL ? shell : "");
       }
+    case TERRET_SSH_FAILURE_NO_LAUNCHER:
+      {
+        g_autofree char *launcher = NULL;
+
+        g_object_get (self, "remote-launcher", &launcher, NULL);
+        return g_strdup_printf ("On %s: the launcher “%s” (the remote-launcher setting) is not an "
+                                "executable file there; install terret-exec on it, or set "
+                                "remote-launcher to auto or none",
+                                destination, launcher != NULL ? launcher : "");
+      }
     case TERRET_SSH_FAILURE_OTHER:
     case TERRET_SSH_FAILURE_NONE:
     default:
@@ -544,6 +560,7 @@ terret_ssh_executor_finalize (GObject *object)
   g_clear_pointer (&self->known_hosts, g_free);
   g_clear_pointer (&self->strict_host_key_checking, g_free);
   g_clear_pointer (&self->config_file, g_free);
+  g_clear_pointer (&self->remote_launcher, g_free);
   g_mutex_clear (&self->mutex);
 
   G_OBJECT_CLASS (terret_ssh_executor_parent_class)->finalize (object);
@@ -567,6 +584,8 @@ string_field (TerretSshExecutor *self,
       return &self->strict_host_key_checking;
     case PROP_CONFIG_FILE:
       return &self->config_file;
+    case PROP_REMOTE_LAUNCHER:
+      return &self->remote_launcher;
     default:
       return NULL;
     }
@@ -617,6 +636,8 @@ terret_ssh_executor_set_property (GObject      *object,
         text = NULL;
       if (text == NULL && prop_id == PROP_STRICT_HOST_KEY_CHECKING)
         text = DEFAULT_STRICT_HOST_KEY_CHECKING;
+      if (g_strcmp0 (text, "auto") == 0 && prop_id == PROP_REMOTE_LAUNCHER)
+        text = NULL;
       changed = g_strcmp0 (*field, text) != 0;
       g_free (*field);
       *field = g_strdup (text);
@@ -709,6 +730,16 @@ terret_ssh_executor_class_init (TerretSshExecutorClass *klass)
     g_param_spec_string ("config-file", NULL,
                          "The ssh configuration file (unset: ~/.ssh/config and the system's; "
                          "none: no configuration file)",
+                         NULL, flags);
+
+  properties[PROP_REMOTE_LAUNCHER] =
+    g_param_spec_string ("remote-launcher", NULL,
+                         "How the remote shell and what it starts are contained: auto (under "
+                         "terret-launcher when the remote has it on PATH or in "
+                         "/usr{,/local}/libexec/terret-exec-1, else in a PID namespace where "
+                         "the account may make one, else by the terminal's hangup alone), none "
+                         "(no launcher), or the launcher's path on the remote; the remote "
+                         "shell's TERRET_CONTAINMENT says which was used",
                          NULL, flags);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
