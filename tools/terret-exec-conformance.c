@@ -949,7 +949,7 @@ test_close_nothing_left (void)
                 "printf 'pids %s %s\\n' $$ $!; "
                 "printf 'stat %s\\n' \"$(cat /proc/$$/stat 2>/dev/null)\"; "
                 "printf 'boot %s\\n' \"$(cat /proc/sys/kernel/random/boot_id 2>/dev/null)\"; "
-                "printf 'pidns %s\\n' \"$(readlink /proc/$$/ns/pid 2>/dev/null)\"");
+                "printf 'pidns %s\\n' \"$(readlink /proc/self/ns/pid 2>/dev/null)\"");
   out = bytes_to_string (terret_result_get_stdout (result));
   lines = g_strsplit (out, "\n", -1);
   for (guint i = 0; lines[i] != NULL; i++)
