@@ -24,6 +24,7 @@
 
 #include <glib/gstdio.h>
 
+#include "terret-test-containment.h"
 #include "terret-test-shell-state.h"
 #include "terret-test-utils.h"
 
@@ -640,6 +641,94 @@ test_shell_state (Fixture       *fixture,
     }
 }
 
+/* What a remote command starts ends with its session, as a local one's
+ * does (the remote side is this machine, so /proc sees it). */
+static void
+test_containment (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  const TerretTestEnd ends[] = {
+    TERRET_TEST_END_CLOSE, TERRET_TEST_END_TIMEOUT, TERRET_TEST_END_CANCEL, TERRET_TEST_END_DISPOSE,
+  };
+
+  SKIP_WITHOUT_SSHD (fixture);
+  for (guint i = 0; i < G_N_ELEMENTS (ends); i++)
+    terret_test_containment_check (new_executor (fixture), ends[i], FALSE);
+}
+
+/* The same under the launcher, run as the remote command: the remote
+ * has it where remote-launcher says (the build's); a path that is not
+ * there is refused, not run without it. */
+static void
+test_containment_launcher (Fixture       *fixture,
+                           gconstpointer  data)
+{
+  const TerretTestEnd ends[] = { TERRET_TEST_END_CLOSE, TERRET_TEST_END_TIMEOUT };
+  const char *launcher = g_getenv ("TERRET_LAUNCHER");
+  g_autoptr(TerretExecutor) executor = NULL;
+  g_autoptr(TerretRequest) request = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TerretResult) result = NULL;
+
+  SKIP_WITHOUT_SSHD (fixture);
+  g_assert_nonnull (launcher);
+
+  executor = new_executor (fixture);
+  terret_test_assert_terminal_run (executor, "echo $TERRET_CONTAINMENT", 0,
+                                   g_find_program_in_path ("unshare") != NULL && geteuid () == 0
+                                   ? "pid-namespace\n" : "hangup\n");
+  set_setting (executor, "remote-launcher", launcher);
+  terret_executor_close_all (executor);
+  terret_test_assert_terminal_run (executor, "echo $TERRET_CONTAINMENT", 0, "launcher\n");
+  /* The shell's death ends the session at once, as without it, and
+   * reads as a death, not a status. */
+  {
+    g_autoptr(TerretResult) killed = terret_test_run_ok (executor, "kill -9 $$");
+
+    g_assert_false (terret_result_get_exited (killed));
+    g_assert_nonnull (terret_result_get_notice (killed));
+  }
+  terret_test_assert_terminal_run (executor, "echo back", 0, "back\n");
+
+  for (guint i = 0; i < G_N_ELEMENTS (ends); i++)
+    {
+      TerretExecutor *each = new_executor (fixture);
+
+      set_setting (each, "remote-launcher", launcher);
+      terret_test_containment_check (each, ends[i], FALSE);
+    }
+
+  set_setting (executor, "remote-launcher", "/nonexistent/terret-launcher");
+  terret_executor_close_all (executor);
+  request = terret_request_new ("echo never");
+  result = terret_executor_run (executor, request, NULL, &error);
+  g_assert_null (result);
+  g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE);
+  g_assert_nonnull (strstr (error->message, "/nonexistent/terret-launcher"));
+}
+
+static void
+test_containment_host_killed (Fixture       *fixture,
+                              gconstpointer  data)
+{
+  g_autofree char *port = NULL;
+  g_autofree char *identity = NULL;
+  g_autofree char *known_hosts = NULL;
+
+  SKIP_WITHOUT_SSHD (fixture);
+  port = g_strdup_printf ("port=%u", fixture->port);
+  identity = g_strdup_printf ("identity-file=%s", fixture->client_key);
+  known_hosts = g_strdup_printf ("known-hosts=%s", fixture->known_hosts);
+  {
+    const char *args[] = {
+      "serve", "--backend", "ssh", "--set", "host=127.0.0.1", "--set", port, "--set", identity,
+      "--set", known_hosts, "--set", "config-file=none", NULL,
+    };
+
+    terret_test_containment_host_killed (args, FALSE);
+  }
+}
+
 static void
 test_persistence (Fixture       *fixture,
                   gconstpointer  data)
@@ -1141,6 +1230,9 @@ main (int   argc,
   TEST ("run/exact", test_exact);
   TEST ("run/persistence", test_persistence);
   TEST ("run/shell-state", test_shell_state);
+  TEST ("containment/ends", test_containment);
+  TEST ("containment/launcher", test_containment_launcher);
+  TEST ("containment/host-killed", test_containment_host_killed);
   TEST ("run/cwd-and-env", test_cwd_and_env);
   TEST ("run/timeout", test_timeout);
   TEST ("run/busy", test_busy);
