@@ -10,7 +10,6 @@
 
 #include "config.h"
 
-#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,74 +184,6 @@ run_done (GObject      *object,
   server_maybe_finish (server);
 }
 
-/* Request fields ------------------------------------------------------- */
-
-/* A string field; absent or null leaves *out NULL unless @required. */
-static gboolean
-get_string (JsonObject  *request,
-            const char  *name,
-            gboolean     required,
-            const char **out,
-            GError     **error)
-{
-  JsonNode *node = json_object_get_member (request, name);
-
-  *out = NULL;
-
-  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
-    {
-      if (!required)
-        return TRUE;
-      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
-                   "“%s” is required", name);
-      return FALSE;
-    }
-
-  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
-    {
-      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
-                   "“%s” must be a string", name);
-      return FALSE;
-    }
-
-  *out = json_node_get_string (node);
-  return TRUE;
-}
-
-/* A duration in seconds, fractions allowed; absent or null leaves *out. */
-static gboolean
-get_seconds (JsonObject  *request,
-             const char  *name,
-             double      *out,
-             GError     **error)
-{
-  JsonNode *node = json_object_get_member (request, name);
-  GType type;
-  double value;
-
-  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
-    return TRUE;
-
-  type = JSON_NODE_HOLDS_VALUE (node) ? json_node_get_value_type (node) : G_TYPE_INVALID;
-  if (type != G_TYPE_INT64 && type != G_TYPE_DOUBLE)
-    {
-      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
-                   "“%s” must be a number of seconds", name);
-      return FALSE;
-    }
-
-  value = type == G_TYPE_INT64 ? (double) json_node_get_int (node) : json_node_get_double (node);
-  if (!isfinite (value) || value < 0 || value > G_MAXINT)
-    {
-      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
-                   "“%s” must be a number of seconds from 0 to %d", name, G_MAXINT);
-      return FALSE;
-    }
-
-  *out = value;
-  return TRUE;
-}
-
 /* Ops ------------------------------------------------------------------ */
 
 static gboolean
@@ -261,30 +192,11 @@ op_run (Server      *server,
         JsonObject  *request,
         GError     **error)
 {
-  g_autoptr(TerretRequest) run_request = NULL;
-  const char *command, *session, *on_timeout;
-  double timeout = 0;
+  g_autoptr(TerretRequest) run_request = cli_request_from_json (request, error);
   Run *run;
 
-  if (!get_string (request, "command", TRUE, &command, error) ||
-      !get_string (request, "session", FALSE, &session, error) ||
-      !get_seconds (request, "timeout", &timeout, error) ||
-      !get_string (request, "on_timeout", FALSE, &on_timeout, error))
+  if (run_request == NULL)
     return FALSE;
-
-  if (on_timeout != NULL && !g_str_equal (on_timeout, "kill") && !g_str_equal (on_timeout, "detach"))
-    {
-      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
-                   "“on_timeout” must be \"kill\" or \"detach\", not “%s”", on_timeout);
-      return FALSE;
-    }
-
-  run_request = terret_request_new (command);
-  if (session != NULL)
-    terret_request_set_session (run_request, session);
-  terret_request_set_timeout (run_request, timeout);
-  if (on_timeout != NULL && g_str_equal (on_timeout, "detach"))
-    terret_request_set_timeout_action (run_request, TERRET_TIMEOUT_ACTION_DETACH);
 
   run = run_new (server, id);
   g_queue_push_tail_link (&server->runs, &run->link);
@@ -302,9 +214,9 @@ op_input (Server      *server,
   g_autoptr(GBytes) data = NULL;
   const char *session, *text, *encoded;
 
-  if (!get_string (request, "session", FALSE, &session, error) ||
-      !get_string (request, "data", FALSE, &text, error) ||
-      !get_string (request, "data_base64", FALSE, &encoded, error))
+  if (!cli_json_get_string (request, "session", FALSE, &session, error) ||
+      !cli_json_get_string (request, "data", FALSE, &text, error) ||
+      !cli_json_get_string (request, "data_base64", FALSE, &encoded, error))
     return FALSE;
 
   if ((text == NULL) == (encoded == NULL))
@@ -353,7 +265,7 @@ op_interrupt (Server      *server,
 {
   const char *session;
 
-  if (!get_string (request, "session", FALSE, &session, error))
+  if (!cli_json_get_string (request, "session", FALSE, &session, error))
     return FALSE;
 
   if (!terret_executor_interrupt (server->executor,
@@ -395,8 +307,8 @@ op_poll (Server      *server,
   double wait = 0;
   Run *run;
 
-  if (!get_string (request, "session", FALSE, &session, error) ||
-      !get_seconds (request, "wait", &wait, error))
+  if (!cli_json_get_string (request, "session", FALSE, &session, error) ||
+      !cli_json_get_seconds (request, "wait", &wait, error))
     return FALSE;
 
   run = run_new (server, id);
@@ -416,7 +328,7 @@ op_close (Server      *server,
 {
   const char *session;
 
-  if (!get_string (request, "session", FALSE, &session, error))
+  if (!cli_json_get_string (request, "session", FALSE, &session, error))
     return FALSE;
 
   terret_executor_close_session (server->executor,
@@ -549,7 +461,7 @@ dispatch (Server      *server,
   const char *op_name = NULL;
   const Op *op;
 
-  if (!get_string (request, "op", FALSE, &op_name, error))
+  if (!cli_json_get_string (request, "op", FALSE, &op_name, error))
     return FALSE;
 
   op = find_op (op_name != NULL ? op_name : "run");
