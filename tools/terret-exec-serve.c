@@ -48,12 +48,14 @@ struct _Server
 };
 
 /* A run in flight. The id is kept serialized too: `cancel` finds its
- * target by comparing serialized ids, so 1, "1" and {"n":1} differ. */
+ * target by comparing serialized ids, so 1, "1" and {"n":1} differ. The
+ * session lets `cancel` name a run by where it runs instead. */
 typedef struct
 {
   Server *server;
   JsonNode *id;                     /* (owned) (nullable) */
   char *id_key;                     /* (owned) */
+  char *session;                    /* (owned) */
   GCancellable *cancellable;        /* (owned) */
   GList link;                       /* in Server.runs */
 } Run;
@@ -88,14 +90,16 @@ id_key (JsonNode *id)
 }
 
 static Run *
-run_new (Server   *server,
-         JsonNode *id)
+run_new (Server     *server,
+         JsonNode   *id,
+         const char *session)
 {
   Run *run = g_new0 (Run, 1);
 
   run->server = server;
   run->id = id != NULL ? json_node_copy (id) : NULL;
   run->id_key = id_key (id);
+  run->session = g_strdup (session);
   run->cancellable = g_cancellable_new ();
   run->link.data = run;
 
@@ -107,16 +111,28 @@ run_free (Run *run)
 {
   g_clear_pointer (&run->id, json_node_unref);
   g_clear_pointer (&run->id_key, g_free);
+  g_clear_pointer (&run->session, g_free);
   g_clear_object (&run->cancellable);
   g_free (run);
 }
 
-/* Cancels every run whose id serializes to @key (all runs when @key is
- * NULL). The cancellables are collected first: cancelling may complete a
- * run at once, which takes it out of the queue being walked. */
+static gboolean
+run_matches (Run        *run,
+             const char *key,
+             const char *session)
+{
+  return (key == NULL || g_str_equal (run->id_key, key)) &&
+         (session == NULL || g_str_equal (run->session, session));
+}
+
+/* Cancels every run whose id serializes to @key and that runs in
+ * @session (either NULL: any). The cancellables are collected first:
+ * cancelling may complete a run at once, which takes it out of the queue
+ * being walked. */
 static guint
 server_cancel_runs (Server     *server,
-                    const char *key)
+                    const char *key,
+                    const char *session)
 {
   g_autoptr(GPtrArray) cancellables = g_ptr_array_new_with_free_func (g_object_unref);
 
@@ -124,7 +140,7 @@ server_cancel_runs (Server     *server,
     {
       Run *run = l->data;
 
-      if (key == NULL || g_str_equal (run->id_key, key))
+      if (run_matches (run, key, session))
         g_ptr_array_add (cancellables, g_object_ref (run->cancellable));
     }
 
@@ -161,7 +177,7 @@ server_respond (Server       *server,
       if (!g_error_matches (server->write_error, G_IO_ERROR, G_IO_ERROR_BROKEN_PIPE))
         g_printerr ("terret-exec: %s\n", server->write_error->message);
       server_stop_reading (server);
-      server_cancel_runs (server, NULL);
+      server_cancel_runs (server, NULL, NULL);
     }
 }
 
@@ -198,7 +214,7 @@ op_run (Server      *server,
   if (run_request == NULL)
     return FALSE;
 
-  run = run_new (server, id);
+  run = run_new (server, id, terret_request_get_session (run_request));
   g_queue_push_tail_link (&server->runs, &run->link);
   terret_executor_run_async (server->executor, run_request, run->cancellable, run_done, run);
 
@@ -311,7 +327,7 @@ op_poll (Server      *server,
       !cli_json_get_seconds (request, "wait", &wait, error))
     return FALSE;
 
-  run = run_new (server, id);
+  run = run_new (server, id, session != NULL ? session : TERRET_DEFAULT_SESSION);
   g_queue_push_tail_link (&server->runs, &run->link);
   terret_executor_poll_async (server->executor,
                               session != NULL ? session : TERRET_DEFAULT_SESSION,
@@ -350,6 +366,9 @@ op_close_all (Server      *server,
   return TRUE;
 }
 
+/* `target` names a run by its id, `session` by where it runs; with both,
+ * the target must run in that session, so a client that mixed up its
+ * bookkeeping is told rather than having some other run cancelled. */
 static gboolean
 op_cancel (Server      *server,
            JsonNode    *id,
@@ -358,15 +377,21 @@ op_cancel (Server      *server,
 {
   JsonNode *target = json_object_get_member (request, "target");
   g_autofree char *key = NULL;
+  const char *session;
+  const char *elsewhere = NULL;
 
-  if (target == NULL)
+  if (!cli_json_get_string (request, "session", FALSE, &session, error))
+    return FALSE;
+
+  if (target == NULL && session == NULL)
     {
       g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
-                   "“target” is required: the id of the run to cancel");
+                   "“target” (the id of the run to cancel) or “session” is required");
       return FALSE;
     }
 
-  key = id_key (target);
+  if (target != NULL)
+    key = id_key (target);
 
   /* Acknowledged first, so the answer to the cancel precedes the
    * cancelled run's own when the backend completes it at once. */
@@ -374,16 +399,25 @@ op_cancel (Server      *server,
     {
       Run *run = l->data;
 
-      if (g_str_equal (run->id_key, key))
+      if (run_matches (run, key, session))
         {
           server_respond (server, id, NULL, NULL);
-          server_cancel_runs (server, key);
+          server_cancel_runs (server, key, session);
           return TRUE;
         }
+      if (run_matches (run, key, NULL))
+        elsewhere = run->session;
     }
 
-  g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
-               "no run with id %s is in flight", key);
+  if (key != NULL && session != NULL && elsewhere != NULL)
+    g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                 "the run with id %s is in session “%s”, not “%s”", key, elsewhere, session);
+  else if (key != NULL)
+    g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                 "no run with id %s is in flight", key);
+  else
+    g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                 "nothing is in flight in session “%s”", session);
   return FALSE;
 }
 
@@ -392,7 +426,7 @@ static const char * const input_fields[] = { "session", "data", "data_base64", N
 static const char * const poll_fields[] = { "session", "wait", NULL };
 static const char * const close_fields[] = { "session", NULL };
 static const char * const no_fields[] = { NULL };
-static const char * const cancel_fields[] = { "target", NULL };
+static const char * const cancel_fields[] = { "target", "session", NULL };
 
 static const Op ops[] = {
   { "run", run_fields, op_run },
@@ -674,7 +708,7 @@ on_signal (Server *server,
     server->caught_signal = signum;
 
   server_stop_reading (server);
-  server_cancel_runs (server, NULL);
+  server_cancel_runs (server, NULL, NULL);
   server_maybe_finish (server);
 
   return G_SOURCE_CONTINUE;
@@ -698,8 +732,9 @@ static const char serve_summary[] =
   "concurrently. A request is an object:\n"
   "  {\"id\": ANY, \"op\": \"run\", \"session\": \"default\", \"command\": \"ls\", \"timeout\": 2.5}\n"
   "Ops: run (default; on_timeout: kill or detach), close (session), close-all,\n"
-  "cancel (target: a run's or poll's id), input (session, data or data_base64),\n"
-  "interrupt (session), poll (session, wait: seconds).\n"
+  "cancel (target: a run's or poll's id, and/or session: what runs there),\n"
+  "input (session, data or data_base64), interrupt (session), poll (session,\n"
+  "wait: seconds).\n"
   "A response carries the id, ok, and for a run status, signal, stdout or\n"
   "stdout_base64, stderr or stderr_base64, notice, timed_out, running, dropped,\n"
   "cwd;\n"
