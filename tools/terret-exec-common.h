@@ -44,5 +44,7 @@ gboolean        cli_write_json_line        (int                  fd,
 
 int             cli_serve_main             (int                  argc,
                                             char               **argv);
+int             cli_mcp_main               (int                  argc,
+                                            char               **argv);
 
 G_END_DECLS
