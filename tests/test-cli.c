@@ -419,6 +419,14 @@ response_for (GHashTable *responses,
   return json_node_get_object (node);
 }
 
+static JsonObject *
+server_recv_object (Server   *server,
+                    JsonNode **keep)
+{
+  *keep = server_recv (server);
+  return json_node_get_object (*keep);
+}
+
 /* Ends input; the server must answer nothing more and exit 0. */
 static void
 server_finish (Server *server)
@@ -1109,6 +1117,72 @@ test_serve_cancel (void)
   server_finish (&server);
 }
 
+static void
+test_serve_cancel_session (void)
+{
+  g_auto(Server) server = { 0 };
+  g_autoptr(GHashTable) responses = NULL;
+  g_autofree char *dir = terret_test_make_tmpdir ();
+  g_autofree char *fifo1 = make_fifo (dir, "pid1");
+  g_autofree char *fifo2 = make_fifo (dir, "pid2");
+  g_autofree char *command = NULL;
+  g_autofree char *pids1 = NULL;
+  g_autofree char *pids2 = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  JsonObject *response;
+  const char *message;
+
+  REQUIRE_BACKEND ("oneshot");
+
+  g_test_summary ("cancel with a session cancels what runs there; with a target too, "
+                  "a target in another session is refused and left running");
+  server_start (&server, "--backend", "oneshot", NULL);
+
+  command = g_strdup_printf ("sleep 30 & echo $! $$ > '%s'; wait", fifo1);
+  server_send_run (&server, "1", "s1", command, 120);
+  g_clear_pointer (&command, g_free);
+  command = g_strdup_printf ("sleep 30 & echo $! $$ > '%s'; wait", fifo2);
+  server_send_run (&server, "\"t\"", "s2", command, 120);
+  pids1 = read_fifo (fifo1);
+  pids2 = read_fifo (fifo2);
+
+  /* The target runs in s2: naming s1 with it is an error that says so. */
+  server_send (&server, "{\"id\": \"x\", \"op\": \"cancel\", \"target\": \"t\", \"session\": \"s1\"}");
+  response = server_recv_object (&server, &node);
+  g_assert_cmpstr (error_code (response), ==, "invalid-request");
+  message = json_object_get_string_member (json_object_get_object_member (response, "error"), "message");
+  g_assert_nonnull (strstr (message, "s2"));
+  g_assert_nonnull (strstr (message, "s1"));
+  g_clear_pointer (&node, json_node_unref);
+
+  /* The session alone names its run. */
+  server_send (&server, "{\"id\": \"c1\", \"op\": \"cancel\", \"session\": \"s1\"}");
+  responses = server_recv_n (&server, 2);
+  g_assert_true (json_object_get_boolean_member (response_for (responses, "\"c1\""), "ok"));
+  g_assert_cmpstr (error_code (response_for (responses, "1")), ==, "cancelled");
+  wait_gone_all (pids1);
+  g_clear_pointer (&responses, g_hash_table_unref);
+
+  /* Nothing is left in flight in s1; s2's run was never touched. */
+  server_send (&server, "{\"id\": \"c2\", \"op\": \"cancel\", \"session\": \"s1\"}");
+  response = server_recv_object (&server, &node);
+  g_assert_cmpstr (error_code (response), ==, "invalid-request");
+  g_clear_pointer (&node, json_node_unref);
+  server_send (&server, "{\"id\": \"c3\", \"op\": \"cancel\", \"session\": 7}");
+  response = server_recv_object (&server, &node);
+  g_assert_cmpstr (error_code (response), ==, "invalid-request");
+  g_clear_pointer (&node, json_node_unref);
+
+  /* Target and its own session together. */
+  server_send (&server, "{\"id\": \"c4\", \"op\": \"cancel\", \"target\": \"t\", \"session\": \"s2\"}");
+  responses = server_recv_n (&server, 2);
+  g_assert_true (json_object_get_boolean_member (response_for (responses, "\"c4\""), "ok"));
+  g_assert_cmpstr (error_code (response_for (responses, "\"t\"")), ==, "cancelled");
+  wait_gone_all (pids2);
+
+  server_finish (&server);
+}
+
 /* Two sessions, one reading a FIFO and one writing it: both finish only if
  * the server runs them at the same time. Were it to run them one after
  * the other, the reader would time out with no writer, and then the writer
@@ -1288,14 +1362,6 @@ test_serve_signal (void)
 
 
 /* Interactive ops ------------------------------------------------------ */
-
-static JsonObject *
-server_recv_object (Server   *server,
-                    JsonNode **keep)
-{
-  *keep = server_recv (server);
-  return json_node_get_object (*keep);
-}
 
 /* Polls @session until the command ended, collecting its stdout. */
 static void
@@ -1508,6 +1574,7 @@ main (int    argc,
   g_test_add_func ("/cli/serve/close", test_serve_close);
   g_test_add_func ("/cli/serve/close-in-flight", test_serve_close_in_flight);
   g_test_add_func ("/cli/serve/cancel", test_serve_cancel);
+  g_test_add_func ("/cli/serve/cancel-session", test_serve_cancel_session);
   g_test_add_func ("/cli/serve/concurrent/oneshot", test_serve_concurrent_oneshot);
   g_test_add_func ("/cli/serve/concurrent/pty", test_serve_concurrent_pty);
   g_test_add_func ("/cli/serve/busy/pty", test_serve_busy_pty);

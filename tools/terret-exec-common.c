@@ -1,6 +1,6 @@
-/* terret-exec-common.c: executor set-up, the response object and exit
- * codes, shared by `terret-exec --json` and `terret-exec serve` so both
- * speak exactly the same protocol
+/* terret-exec-common.c: the response object, request fields and exit
+ * codes, shared by `terret-exec --json`, `terret-exec serve` and
+ * `terret-exec mcp` so all speak exactly the same fields
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <string.h>
 #include <unistd.h>
@@ -111,9 +112,15 @@ add_gbytes_member (JsonBuilder *builder,
   add_bytes_member (builder, name, data, len);
 }
 
-static void
-add_result_members (JsonBuilder  *builder,
-                    TerretResult *result)
+/*
+ * cli_result_add_members:
+ *
+ * The run fields of a response (`status`, `signal`, `stdout`, ...,
+ * `cwd`) as members of the object @builder is building.
+ */
+void
+cli_result_add_members (JsonBuilder  *builder,
+                        TerretResult *result)
 {
   const char *notice = terret_result_get_notice (result);
   const char *cwd = terret_result_get_cwd (result);
@@ -203,7 +210,7 @@ cli_response_new (JsonNode     *id,
       json_builder_end_object (builder);
     }
   else if (result != NULL)
-    add_result_members (builder, result);
+    cli_result_add_members (builder, result);
 
   json_builder_end_object (builder);
 
@@ -301,4 +308,120 @@ cli_write_json_line (int        fd,
   g_string_append_c (line, '\n');
 
   return cli_write_all (fd, line->str, line->len, error);
+}
+
+/* Request fields ------------------------------------------------------- */
+
+/*
+ * cli_json_get_string:
+ *
+ * A string member of @request; absent or null leaves *out NULL, which is
+ * an error only when @required.
+ */
+gboolean
+cli_json_get_string (JsonObject  *request,
+                     const char  *name,
+                     gboolean     required,
+                     const char **out,
+                     GError     **error)
+{
+  JsonNode *node = json_object_get_member (request, name);
+
+  *out = NULL;
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    {
+      if (!required)
+        return TRUE;
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                   "“%s” is required", name);
+      return FALSE;
+    }
+
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    {
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                   "“%s” must be a string", name);
+      return FALSE;
+    }
+
+  *out = json_node_get_string (node);
+  return TRUE;
+}
+
+/*
+ * cli_json_get_seconds:
+ *
+ * A duration in seconds, fractions allowed; absent or null leaves *out
+ * as it was.
+ */
+gboolean
+cli_json_get_seconds (JsonObject  *request,
+                      const char  *name,
+                      double      *out,
+                      GError     **error)
+{
+  JsonNode *node = json_object_get_member (request, name);
+  GType type;
+  double value;
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+
+  type = JSON_NODE_HOLDS_VALUE (node) ? json_node_get_value_type (node) : G_TYPE_INVALID;
+  if (type != G_TYPE_INT64 && type != G_TYPE_DOUBLE)
+    {
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                   "“%s” must be a number of seconds", name);
+      return FALSE;
+    }
+
+  value = type == G_TYPE_INT64 ? (double) json_node_get_int (node) : json_node_get_double (node);
+  if (!isfinite (value) || value < 0 || value > G_MAXINT)
+    {
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                   "“%s” must be a number of seconds from 0 to %d", name, G_MAXINT);
+      return FALSE;
+    }
+
+  *out = value;
+  return TRUE;
+}
+
+/*
+ * cli_request_from_json:
+ *
+ * The request a `run` names: `command` (required), `session`, `timeout`
+ * and `on_timeout` (`kill` or `detach`). Other members are the caller's
+ * to have checked.
+ */
+TerretRequest *
+cli_request_from_json (JsonObject  *object,
+                       GError     **error)
+{
+  g_autoptr(TerretRequest) request = NULL;
+  const char *command, *session, *on_timeout;
+  double timeout = 0;
+
+  if (!cli_json_get_string (object, "command", TRUE, &command, error) ||
+      !cli_json_get_string (object, "session", FALSE, &session, error) ||
+      !cli_json_get_seconds (object, "timeout", &timeout, error) ||
+      !cli_json_get_string (object, "on_timeout", FALSE, &on_timeout, error))
+    return NULL;
+
+  if (on_timeout != NULL && !g_str_equal (on_timeout, "kill") && !g_str_equal (on_timeout, "detach"))
+    {
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                   "“on_timeout” must be \"kill\" or \"detach\", not “%s”", on_timeout);
+      return NULL;
+    }
+
+  request = terret_request_new (command);
+  if (session != NULL)
+    terret_request_set_session (request, session);
+  terret_request_set_timeout (request, timeout);
+  if (on_timeout != NULL && g_str_equal (on_timeout, "detach"))
+    terret_request_set_timeout_action (request, TERRET_TIMEOUT_ACTION_DETACH);
+
+  return g_steal_pointer (&request);
 }

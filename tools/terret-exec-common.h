@@ -1,4 +1,4 @@
-/* terret-exec-common.h: what the one-shot CLI and `serve` share
+/* terret-exec-common.h: what the one-shot CLI, `serve` and `mcp` share
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -20,6 +20,19 @@ const char     *cli_error_code             (const GError        *error);
 JsonNode       *cli_response_new           (JsonNode            *id,
                                             TerretResult        *result,
                                             const GError        *error);
+void            cli_result_add_members     (JsonBuilder         *builder,
+                                            TerretResult        *result);
+gboolean        cli_json_get_string        (JsonObject          *request,
+                                            const char          *name,
+                                            gboolean             required,
+                                            const char         **out,
+                                            GError             **error);
+gboolean        cli_json_get_seconds       (JsonObject          *request,
+                                            const char          *name,
+                                            double              *out,
+                                            GError             **error);
+TerretRequest  *cli_request_from_json      (JsonObject          *object,
+                                            GError             **error);
 int             cli_exit_code_for_result   (TerretResult        *result);
 gboolean        cli_write_all              (int                  fd,
                                             const void          *data,
@@ -30,6 +43,8 @@ gboolean        cli_write_json_line        (int                  fd,
                                             GError             **error);
 
 int             cli_serve_main             (int                  argc,
+                                            char               **argv);
+int             cli_mcp_main               (int                  argc,
                                             char               **argv);
 
 G_END_DECLS

@@ -10,7 +10,6 @@
 
 #include "config.h"
 
-#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,12 +48,14 @@ struct _Server
 };
 
 /* A run in flight. The id is kept serialized too: `cancel` finds its
- * target by comparing serialized ids, so 1, "1" and {"n":1} differ. */
+ * target by comparing serialized ids, so 1, "1" and {"n":1} differ. The
+ * session lets `cancel` name a run by where it runs instead. */
 typedef struct
 {
   Server *server;
   JsonNode *id;                     /* (owned) (nullable) */
   char *id_key;                     /* (owned) */
+  char *session;                    /* (owned) */
   GCancellable *cancellable;        /* (owned) */
   GList link;                       /* in Server.runs */
 } Run;
@@ -89,14 +90,16 @@ id_key (JsonNode *id)
 }
 
 static Run *
-run_new (Server   *server,
-         JsonNode *id)
+run_new (Server     *server,
+         JsonNode   *id,
+         const char *session)
 {
   Run *run = g_new0 (Run, 1);
 
   run->server = server;
   run->id = id != NULL ? json_node_copy (id) : NULL;
   run->id_key = id_key (id);
+  run->session = g_strdup (session);
   run->cancellable = g_cancellable_new ();
   run->link.data = run;
 
@@ -108,16 +111,28 @@ run_free (Run *run)
 {
   g_clear_pointer (&run->id, json_node_unref);
   g_clear_pointer (&run->id_key, g_free);
+  g_clear_pointer (&run->session, g_free);
   g_clear_object (&run->cancellable);
   g_free (run);
 }
 
-/* Cancels every run whose id serializes to @key (all runs when @key is
- * NULL). The cancellables are collected first: cancelling may complete a
- * run at once, which takes it out of the queue being walked. */
+static gboolean
+run_matches (Run        *run,
+             const char *key,
+             const char *session)
+{
+  return (key == NULL || g_str_equal (run->id_key, key)) &&
+         (session == NULL || g_str_equal (run->session, session));
+}
+
+/* Cancels every run whose id serializes to @key and that runs in
+ * @session (either NULL: any). The cancellables are collected first:
+ * cancelling may complete a run at once, which takes it out of the queue
+ * being walked. */
 static guint
 server_cancel_runs (Server     *server,
-                    const char *key)
+                    const char *key,
+                    const char *session)
 {
   g_autoptr(GPtrArray) cancellables = g_ptr_array_new_with_free_func (g_object_unref);
 
@@ -125,7 +140,7 @@ server_cancel_runs (Server     *server,
     {
       Run *run = l->data;
 
-      if (key == NULL || g_str_equal (run->id_key, key))
+      if (run_matches (run, key, session))
         g_ptr_array_add (cancellables, g_object_ref (run->cancellable));
     }
 
@@ -162,7 +177,7 @@ server_respond (Server       *server,
       if (!g_error_matches (server->write_error, G_IO_ERROR, G_IO_ERROR_BROKEN_PIPE))
         g_printerr ("terret-exec: %s\n", server->write_error->message);
       server_stop_reading (server);
-      server_cancel_runs (server, NULL);
+      server_cancel_runs (server, NULL, NULL);
     }
 }
 
@@ -185,74 +200,6 @@ run_done (GObject      *object,
   server_maybe_finish (server);
 }
 
-/* Request fields ------------------------------------------------------- */
-
-/* A string field; absent or null leaves *out NULL unless @required. */
-static gboolean
-get_string (JsonObject  *request,
-            const char  *name,
-            gboolean     required,
-            const char **out,
-            GError     **error)
-{
-  JsonNode *node = json_object_get_member (request, name);
-
-  *out = NULL;
-
-  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
-    {
-      if (!required)
-        return TRUE;
-      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
-                   "“%s” is required", name);
-      return FALSE;
-    }
-
-  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
-    {
-      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
-                   "“%s” must be a string", name);
-      return FALSE;
-    }
-
-  *out = json_node_get_string (node);
-  return TRUE;
-}
-
-/* A duration in seconds, fractions allowed; absent or null leaves *out. */
-static gboolean
-get_seconds (JsonObject  *request,
-             const char  *name,
-             double      *out,
-             GError     **error)
-{
-  JsonNode *node = json_object_get_member (request, name);
-  GType type;
-  double value;
-
-  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
-    return TRUE;
-
-  type = JSON_NODE_HOLDS_VALUE (node) ? json_node_get_value_type (node) : G_TYPE_INVALID;
-  if (type != G_TYPE_INT64 && type != G_TYPE_DOUBLE)
-    {
-      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
-                   "“%s” must be a number of seconds", name);
-      return FALSE;
-    }
-
-  value = type == G_TYPE_INT64 ? (double) json_node_get_int (node) : json_node_get_double (node);
-  if (!isfinite (value) || value < 0 || value > G_MAXINT)
-    {
-      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
-                   "“%s” must be a number of seconds from 0 to %d", name, G_MAXINT);
-      return FALSE;
-    }
-
-  *out = value;
-  return TRUE;
-}
-
 /* Ops ------------------------------------------------------------------ */
 
 static gboolean
@@ -261,32 +208,13 @@ op_run (Server      *server,
         JsonObject  *request,
         GError     **error)
 {
-  g_autoptr(TerretRequest) run_request = NULL;
-  const char *command, *session, *on_timeout;
-  double timeout = 0;
+  g_autoptr(TerretRequest) run_request = cli_request_from_json (request, error);
   Run *run;
 
-  if (!get_string (request, "command", TRUE, &command, error) ||
-      !get_string (request, "session", FALSE, &session, error) ||
-      !get_seconds (request, "timeout", &timeout, error) ||
-      !get_string (request, "on_timeout", FALSE, &on_timeout, error))
+  if (run_request == NULL)
     return FALSE;
 
-  if (on_timeout != NULL && !g_str_equal (on_timeout, "kill") && !g_str_equal (on_timeout, "detach"))
-    {
-      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
-                   "“on_timeout” must be \"kill\" or \"detach\", not “%s”", on_timeout);
-      return FALSE;
-    }
-
-  run_request = terret_request_new (command);
-  if (session != NULL)
-    terret_request_set_session (run_request, session);
-  terret_request_set_timeout (run_request, timeout);
-  if (on_timeout != NULL && g_str_equal (on_timeout, "detach"))
-    terret_request_set_timeout_action (run_request, TERRET_TIMEOUT_ACTION_DETACH);
-
-  run = run_new (server, id);
+  run = run_new (server, id, terret_request_get_session (run_request));
   g_queue_push_tail_link (&server->runs, &run->link);
   terret_executor_run_async (server->executor, run_request, run->cancellable, run_done, run);
 
@@ -302,9 +230,9 @@ op_input (Server      *server,
   g_autoptr(GBytes) data = NULL;
   const char *session, *text, *encoded;
 
-  if (!get_string (request, "session", FALSE, &session, error) ||
-      !get_string (request, "data", FALSE, &text, error) ||
-      !get_string (request, "data_base64", FALSE, &encoded, error))
+  if (!cli_json_get_string (request, "session", FALSE, &session, error) ||
+      !cli_json_get_string (request, "data", FALSE, &text, error) ||
+      !cli_json_get_string (request, "data_base64", FALSE, &encoded, error))
     return FALSE;
 
   if ((text == NULL) == (encoded == NULL))
@@ -353,7 +281,7 @@ op_interrupt (Server      *server,
 {
   const char *session;
 
-  if (!get_string (request, "session", FALSE, &session, error))
+  if (!cli_json_get_string (request, "session", FALSE, &session, error))
     return FALSE;
 
   if (!terret_executor_interrupt (server->executor,
@@ -395,11 +323,11 @@ op_poll (Server      *server,
   double wait = 0;
   Run *run;
 
-  if (!get_string (request, "session", FALSE, &session, error) ||
-      !get_seconds (request, "wait", &wait, error))
+  if (!cli_json_get_string (request, "session", FALSE, &session, error) ||
+      !cli_json_get_seconds (request, "wait", &wait, error))
     return FALSE;
 
-  run = run_new (server, id);
+  run = run_new (server, id, session != NULL ? session : TERRET_DEFAULT_SESSION);
   g_queue_push_tail_link (&server->runs, &run->link);
   terret_executor_poll_async (server->executor,
                               session != NULL ? session : TERRET_DEFAULT_SESSION,
@@ -416,7 +344,7 @@ op_close (Server      *server,
 {
   const char *session;
 
-  if (!get_string (request, "session", FALSE, &session, error))
+  if (!cli_json_get_string (request, "session", FALSE, &session, error))
     return FALSE;
 
   terret_executor_close_session (server->executor,
@@ -438,6 +366,9 @@ op_close_all (Server      *server,
   return TRUE;
 }
 
+/* `target` names a run by its id, `session` by where it runs; with both,
+ * the target must run in that session, so a client that mixed up its
+ * bookkeeping is told rather than having some other run cancelled. */
 static gboolean
 op_cancel (Server      *server,
            JsonNode    *id,
@@ -446,15 +377,21 @@ op_cancel (Server      *server,
 {
   JsonNode *target = json_object_get_member (request, "target");
   g_autofree char *key = NULL;
+  const char *session;
+  const char *elsewhere = NULL;
 
-  if (target == NULL)
+  if (!cli_json_get_string (request, "session", FALSE, &session, error))
+    return FALSE;
+
+  if (target == NULL && session == NULL)
     {
       g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
-                   "“target” is required: the id of the run to cancel");
+                   "“target” (the id of the run to cancel) or “session” is required");
       return FALSE;
     }
 
-  key = id_key (target);
+  if (target != NULL)
+    key = id_key (target);
 
   /* Acknowledged first, so the answer to the cancel precedes the
    * cancelled run's own when the backend completes it at once. */
@@ -462,16 +399,25 @@ op_cancel (Server      *server,
     {
       Run *run = l->data;
 
-      if (g_str_equal (run->id_key, key))
+      if (run_matches (run, key, session))
         {
           server_respond (server, id, NULL, NULL);
-          server_cancel_runs (server, key);
+          server_cancel_runs (server, key, session);
           return TRUE;
         }
+      if (run_matches (run, key, NULL))
+        elsewhere = run->session;
     }
 
-  g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
-               "no run with id %s is in flight", key);
+  if (key != NULL && session != NULL && elsewhere != NULL)
+    g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                 "the run with id %s is in session “%s”, not “%s”", key, elsewhere, session);
+  else if (key != NULL)
+    g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                 "no run with id %s is in flight", key);
+  else
+    g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                 "nothing is in flight in session “%s”", session);
   return FALSE;
 }
 
@@ -480,7 +426,7 @@ static const char * const input_fields[] = { "session", "data", "data_base64", N
 static const char * const poll_fields[] = { "session", "wait", NULL };
 static const char * const close_fields[] = { "session", NULL };
 static const char * const no_fields[] = { NULL };
-static const char * const cancel_fields[] = { "target", NULL };
+static const char * const cancel_fields[] = { "target", "session", NULL };
 
 static const Op ops[] = {
   { "run", run_fields, op_run },
@@ -549,7 +495,7 @@ dispatch (Server      *server,
   const char *op_name = NULL;
   const Op *op;
 
-  if (!get_string (request, "op", FALSE, &op_name, error))
+  if (!cli_json_get_string (request, "op", FALSE, &op_name, error))
     return FALSE;
 
   op = find_op (op_name != NULL ? op_name : "run");
@@ -762,7 +708,7 @@ on_signal (Server *server,
     server->caught_signal = signum;
 
   server_stop_reading (server);
-  server_cancel_runs (server, NULL);
+  server_cancel_runs (server, NULL, NULL);
   server_maybe_finish (server);
 
   return G_SOURCE_CONTINUE;
@@ -786,8 +732,9 @@ static const char serve_summary[] =
   "concurrently. A request is an object:\n"
   "  {\"id\": ANY, \"op\": \"run\", \"session\": \"default\", \"command\": \"ls\", \"timeout\": 2.5}\n"
   "Ops: run (default; on_timeout: kill or detach), close (session), close-all,\n"
-  "cancel (target: a run's or poll's id), input (session, data or data_base64),\n"
-  "interrupt (session), poll (session, wait: seconds).\n"
+  "cancel (target: a run's or poll's id, and/or session: what runs there),\n"
+  "input (session, data or data_base64), interrupt (session), poll (session,\n"
+  "wait: seconds).\n"
   "A response carries the id, ok, and for a run status, signal, stdout or\n"
   "stdout_base64, stderr or stderr_base64, notice, timed_out, running, dropped,\n"
   "cwd;\n"

@@ -1,5 +1,6 @@
 /* terret-exec.c: run one command through a terret-exec backend, list the
- * backends, or serve requests as JSON Lines (terret-exec-serve.c)
+ * backends, serve requests as JSON Lines (terret-exec-serve.c) or the
+ * Model Context Protocol (terret-exec-mcp.c)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -596,7 +597,9 @@ static const char summary[] =
   "the words when they have options of their own.\n"
   "\n"
   "  terret-exec serve [--backend NAME] [--set KEY=VALUE]...\n"
-  "serves requests as JSON Lines on stdin/stdout (see serve --help).";
+  "serves requests as JSON Lines on stdin/stdout (see serve --help).\n"
+  "  terret-exec mcp [--backend NAME] [--set KEY=VALUE]...\n"
+  "serves the Model Context Protocol on stdin/stdout (see mcp --help).";
 
 static const char description[] =
   "Exit status:\n"
@@ -659,6 +662,8 @@ main (int    argc,
 
   if (argc > 1 && g_str_equal (argv[1], "serve"))
     return cli_serve_main (argc - 1, argv + 1);
+  if (argc > 1 && g_str_equal (argv[1], "mcp"))
+    return cli_mcp_main (argc - 1, argv + 1);
 
   context = g_option_context_new (NULL);
   g_option_context_set_summary (context, summary);

@@ -1,0 +1,169 @@
+// test-sdk-client.mjs: terret-exec mcp driven by the official MCP
+// TypeScript SDK client over StdioClientTransport, as a real host drives
+// it. Prints TAP. The server is $TERRET_EXEC_CLI with the backend
+// $TERRET_MCP_BACKEND (pty); the module path comes from the environment.
+//
+// SPDX-License-Identifier: LGPL-2.1-or-later
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import assert from 'node:assert/strict';
+
+const cli = process.env.TERRET_EXEC_CLI;
+const backend = process.env.TERRET_MCP_BACKEND;
+
+if (!cli || !backend) {
+  console.log('1..0 # SKIP needs TERRET_EXEC_CLI and a backend that runs commands (TERRET_MCP_BACKEND)');
+  process.exit(0);
+}
+
+const tests = [];
+const test = (name, fn) => tests.push({ name, fn });
+
+async function connect () {
+  const transport = new StdioClientTransport({
+    command: cli,
+    args: ['mcp', '--backend', backend],
+    env: { ...process.env },
+    stderr: 'inherit',
+  });
+  const client = new Client({ name: 'terret-exec-tests', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+const structured = (result) => {
+  assert.equal(result.isError, false, JSON.stringify(result));
+  return result.structuredContent;
+};
+
+const bash = async (client, args, options) =>
+  client.callTool({ name: 'bash', arguments: args }, undefined, options);
+
+// Waits for @pid to be gone. The count only keeps a process left behind
+// from hanging the suite; reaching it fails.
+async function waitGone (pid) {
+  for (let i = 0; i < 1200; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch (e) {
+      if (e.code === 'ESRCH') return;
+      throw e;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.fail(`process ${pid} is still running`);
+}
+
+test('initialize and tools/list', async (client) => {
+  const version = client.getServerVersion();
+  assert.equal(version.name, 'terret-exec');
+  assert.ok(client.getServerCapabilities().tools);
+
+  const { tools } = await client.listTools();
+  const names = tools.map((t) => t.name);
+  assert.ok(names.includes('bash'), names.join());
+  const tool = tools.find((t) => t.name === 'bash');
+  assert.deepEqual(tool.inputSchema.required, ['command']);
+  assert.ok(tool.outputSchema.properties.cwd);
+  for (const name of ['bash_input', 'bash_interrupt', 'bash_poll', 'bash_close'])
+    assert.ok(names.includes(name), `${name} on ${backend}`);
+});
+
+test('cd then pwd in one session', async (client) => {
+  await bash(client, { command: 'cd /tmp' });
+  const out = structured(await bash(client, { command: 'pwd' }));
+  assert.equal(out.stdout, '/tmp\n');
+  assert.equal(out.status, 0);
+  assert.equal(out.cwd, '/tmp');
+});
+
+test('two sessions are isolated', async (client) => {
+  await bash(client, { session: 'a', command: 'cd /tmp; X=from-a' });
+  await bash(client, { session: 'b', command: 'cd /; X=from-b' });
+  const [a, b] = await Promise.all([
+    bash(client, { session: 'a', command: 'echo "$PWD $X"' }),
+    bash(client, { session: 'b', command: 'echo "$PWD $X"' }),
+  ]);
+  assert.equal(structured(a).stdout, '/tmp from-a\n');
+  assert.equal(structured(b).stdout, '/ from-b\n');
+});
+
+test('a timeout stops the command', async (client) => {
+  const result = await bash(client, { session: 't', command: 'sleep 30', timeout: 0.5 });
+  const out = structured(result);
+  assert.equal(out.timed_out, true);
+  assert.equal(out.status, null);
+  assert.equal(out.running, false);
+  assert.match(result.content[0].text, /timed out/);
+});
+
+test('an AbortSignal cancels the run', async (client) => {
+  const controller = new AbortController();
+  let pid = null;
+  let started;
+  const seen = new Promise((resolve) => { started = resolve; });
+  const call = bash(client, { session: 'c', command: "sh -c 'echo started $$; exec sleep 30'" }, {
+    signal: controller.signal,
+    onprogress: (progress) => {
+      const m = /started (\d+)/.exec(progress.message ?? '');
+      if (m && pid === null) {
+        pid = Number(m[1]);
+        started();
+      }
+    },
+  });
+  await seen;
+  controller.abort('test');
+  await assert.rejects(call);
+  await waitGone(pid);
+  // The session is free again.
+  const out = structured(await bash(client, { session: 'c', command: 'echo again' }));
+  assert.equal(out.stdout, 'again\n');
+});
+
+test('a detached command is polled to its end', async (client) => {
+  const first = structured(await bash(client, {
+    session: 'd', command: 'read x; echo "got:$x"', timeout: 0.2, on_timeout: 'detach',
+  }));
+  assert.equal(first.running, true);
+  assert.equal(first.status, null);
+  let text = first.stdout;
+
+  const input = await client.callTool({ name: 'bash_input', arguments: { session: 'd', data: 'hi\n' } });
+  assert.equal(input.isError, false);
+
+  for (let i = 0; ; i++) {
+    assert.ok(i < 100, 'the command never ended');
+    const out = structured(await client.callTool({ name: 'bash_poll', arguments: { session: 'd', wait: 10 } }));
+    text += out.stdout;
+    if (!out.running) {
+      assert.equal(out.status, 0);
+      break;
+    }
+  }
+  assert.equal(text, 'got:hi\n');
+});
+
+test('closing a session never opened is a tool error', async (client) => {
+  const result = await client.callTool({ name: 'bash_close', arguments: { session: 'nope' } });
+  assert.equal(result.isError, true);
+  assert.match(result.content[0].text, /nope/);
+});
+
+let failed = 0;
+const client = await connect();
+console.log(`1..${tests.length}`);
+for (const [i, { name, fn }] of tests.entries()) {
+  try {
+    await fn(client);
+    console.log(`ok ${i + 1} - ${name}`);
+  } catch (e) {
+    failed++;
+    console.log(`not ok ${i + 1} - ${name}`);
+    for (const line of String(e?.stack ?? e).split('\n'))
+      console.log(`# ${line}`);
+  }
+}
+await client.close();
+process.exit(failed > 0 ? 1 : 0);

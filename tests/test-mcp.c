@@ -1,0 +1,792 @@
+/* test-mcp.c: `terret-exec mcp`, run as a real process and spoken to in
+ * JSON-RPC lines as an MCP host would
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <json-glib/json-glib.h>
+
+#include "terret-test-utils.h"
+
+/* Helpers -------------------------------------------------------------- */
+
+static gboolean
+have_backend (const char *name)
+{
+  GList *infos = terret_backend_info_list ();
+  gboolean found = FALSE;
+
+  for (GList *l = infos; l != NULL; l = l->next)
+    found |= g_str_equal (terret_backend_info_get_name (l->data), name);
+  g_list_free_full (infos, g_object_unref);
+
+  return found;
+}
+
+#define REQUIRE_BACKEND(name)                                           \
+  G_STMT_START {                                                        \
+    if (!have_backend (name))                                           \
+      {                                                                 \
+        g_test_skip ("the " name " backend is not built");              \
+        return;                                                         \
+      }                                                                 \
+  } G_STMT_END
+
+static char *
+make_fifo (const char *dir,
+           const char *name)
+{
+  char *path = g_build_filename (dir, name, NULL);
+
+  g_assert_cmpint (mkfifo (path, 0600), ==, 0);
+  return path;
+}
+
+static char *
+read_fifo (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  char *contents = NULL;
+
+  /* Blocks until the command has written its end and closed it. */
+  g_file_get_contents (path, &contents, NULL, &error);
+  g_assert_no_error (error);
+  return contents;
+}
+
+/* Waits for @pid to end through a pidfd, without a sleep; the cap only
+ * keeps a left-behind process from hanging the test. */
+static void
+wait_gone (GPid pid)
+{
+  int pidfd = syscall (SYS_pidfd_open, pid, 0);
+  struct pollfd pfd;
+  int n;
+
+  if (pidfd < 0 && errno == ENOSYS)
+    {
+      /* Only where the syscall is unknown (valgrind): watch /proc. */
+      for (guint i = 0; i < 6000 && terret_test_process_alive (pid); i++)
+        g_usleep (10 * 1000);
+      g_assert_false (terret_test_process_alive (pid));
+      return;
+    }
+  if (pidfd < 0)
+    {
+      g_assert_cmpint (errno, ==, ESRCH);
+      return;
+    }
+
+  pfd.fd = pidfd;
+  pfd.events = POLLIN;
+  do
+    n = poll (&pfd, 1, 60 * 1000);
+  while (n < 0 && errno == EINTR);
+  close (pidfd);
+
+  if (n != 1)
+    g_error ("process %d is still running", pid);
+  g_assert_false (terret_test_process_alive (pid));
+}
+
+static void
+wait_gone_all (const char *pids)
+{
+  g_auto(GStrv) words = g_strsplit_set (pids, " \n", -1);
+  guint n = 0;
+
+  for (guint i = 0; words[i] != NULL; i++)
+    {
+      if (*words[i] == '\0')
+        continue;
+      wait_gone ((GPid) g_ascii_strtoll (words[i], NULL, 10));
+      n++;
+    }
+  g_assert_cmpuint (n, >, 0);
+}
+
+/* A running `terret-exec mcp`, driven line by line. */
+typedef struct
+{
+  GSubprocess *proc;
+  GOutputStream *input;
+  GDataInputStream *output;
+  guint next_id;
+} Mcp;
+
+static void
+mcp_clear (Mcp *mcp)
+{
+  g_clear_object (&mcp->output);
+  g_clear_object (&mcp->input);
+  if (mcp->proc != NULL)
+    g_subprocess_force_exit (mcp->proc);
+  g_clear_object (&mcp->proc);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Mcp, mcp_clear)
+
+static void
+mcp_start (Mcp        *mcp,
+           const char *backend)
+{
+  g_autoptr(GError) error = NULL;
+
+  mcp->proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE,
+                                &error, terret_test_cli_path (), "mcp", "--backend", backend, NULL);
+  g_assert_no_error (error);
+
+  mcp->input = g_object_ref (g_subprocess_get_stdin_pipe (mcp->proc));
+  mcp->output = g_data_input_stream_new (g_subprocess_get_stdout_pipe (mcp->proc));
+  mcp->next_id = 1;
+}
+
+static void
+mcp_send_line (Mcp        *mcp,
+               const char *line)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = g_strconcat (line, "\n", NULL);
+
+  g_output_stream_write_all (mcp->input, text, strlen (text), NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_output_stream_flush (mcp->input, NULL, &error);
+  g_assert_no_error (error);
+}
+
+/* The next message from the server, which must be JSON-RPC 2.0. */
+static JsonNode *
+mcp_recv (Mcp *mcp)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *line = NULL;
+  JsonNode *node;
+
+  line = g_data_input_stream_read_line (mcp->output, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (line);
+
+  node = json_from_string (line, &error);
+  g_assert_no_error (error);
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (node));
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (node), "jsonrpc"), ==, "2.0");
+  return node;
+}
+
+/* Sends request @method with @params_json (an object, or NULL) under a
+ * fresh integer id, and returns that id. */
+static guint
+mcp_request (Mcp        *mcp,
+             const char *method,
+             const char *params_json)
+{
+  guint id = mcp->next_id++;
+  g_autofree char *line = NULL;
+
+  if (params_json != NULL)
+    line = g_strdup_printf ("{\"jsonrpc\": \"2.0\", \"id\": %u, \"method\": \"%s\", \"params\": %s}",
+                            id, method, params_json);
+  else
+    line = g_strdup_printf ("{\"jsonrpc\": \"2.0\", \"id\": %u, \"method\": \"%s\"}", id, method);
+  mcp_send_line (mcp, line);
+  return id;
+}
+
+/* The response to request @id; progress notifications on the way are
+ * handed to @notes when given, anything else fails the test. */
+static JsonNode *
+mcp_response (Mcp       *mcp,
+              guint      id,
+              GPtrArray *notes)
+{
+  for (;;)
+    {
+      JsonNode *node = mcp_recv (mcp);
+      JsonObject *object = json_node_get_object (node);
+
+      if (json_object_has_member (object, "method"))
+        {
+          g_assert_cmpstr (json_object_get_string_member (object, "method"), ==, "notifications/progress");
+          g_assert_nonnull (notes);
+          g_ptr_array_add (notes, node);
+          continue;
+        }
+
+      g_assert_cmpint (json_object_get_int_member (object, "id"), ==, id);
+      return node;
+    }
+}
+
+static JsonNode *
+mcp_call (Mcp        *mcp,
+          const char *method,
+          const char *params_json)
+{
+  return mcp_response (mcp, mcp_request (mcp, method, params_json), NULL);
+}
+
+static JsonObject *
+result_of (JsonNode *response)
+{
+  JsonObject *object = json_node_get_object (response);
+
+  g_assert_false (json_object_has_member (object, "error"));
+  return json_object_get_object_member (object, "result");
+}
+
+static gint64
+error_code_of (JsonNode *response)
+{
+  JsonObject *object = json_node_get_object (response);
+  JsonObject *error;
+
+  g_assert_false (json_object_has_member (object, "result"));
+  error = json_object_get_object_member (object, "error");
+  g_assert_nonnull (error);
+  g_assert_nonnull (json_object_get_string_member (error, "message"));
+  return json_object_get_int_member (error, "code");
+}
+
+static void
+mcp_initialize (Mcp *mcp)
+{
+  g_autoptr(JsonNode) response =
+    mcp_call (mcp, "initialize",
+              "{\"protocolVersion\": \"2025-06-18\", \"capabilities\": {}, "
+              "\"clientInfo\": {\"name\": \"test-mcp\", \"version\": \"1\"}}");
+
+  g_assert_cmpstr (json_object_get_string_member (result_of (response), "protocolVersion"), ==, "2025-06-18");
+  mcp_send_line (mcp, "{\"jsonrpc\": \"2.0\", \"method\": \"notifications/initialized\"}");
+}
+
+/* A tools/call of @tool with @arguments_json; the tool result. */
+static JsonNode *
+mcp_tool (Mcp        *mcp,
+          const char *tool,
+          const char *arguments_json)
+{
+  g_autofree char *params = g_strdup_printf ("{\"name\": \"%s\", \"arguments\": %s}", tool, arguments_json);
+
+  return mcp_call (mcp, "tools/call", params);
+}
+
+static const char *
+tool_text (JsonObject *result)
+{
+  JsonArray *content = json_object_get_array_member (result, "content");
+
+  g_assert_cmpuint (json_array_get_length (content), ==, 1);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (content, 0), "type"), ==, "text");
+  return json_object_get_string_member (json_array_get_object_element (content, 0), "text");
+}
+
+static JsonObject *
+structured_of (JsonObject *result)
+{
+  g_assert_false (json_object_get_boolean_member (result, "isError"));
+  return json_object_get_object_member (result, "structuredContent");
+}
+
+/* Ends input; the server must say nothing more and exit 0. */
+static void
+mcp_finish (Mcp *mcp)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *line = NULL;
+
+  g_output_stream_close (mcp->input, NULL, &error);
+  g_assert_no_error (error);
+
+  line = g_data_input_stream_read_line (mcp->output, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_null (line);
+
+  g_subprocess_wait (mcp->proc, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_get_if_exited (mcp->proc));
+  g_assert_cmpint (g_subprocess_get_exit_status (mcp->proc), ==, 0);
+}
+
+/* Tests ---------------------------------------------------------------- */
+
+static void
+test_initialize (void)
+{
+  g_auto(Mcp) mcp = { 0 };
+  g_autoptr(JsonNode) response = NULL;
+  JsonObject *result;
+
+  g_test_summary ("initialize negotiates the revision and declares the tools capability; "
+                  "an older revision gets tools without outputSchema");
+  mcp_start (&mcp, "noshell");
+
+  response = mcp_call (&mcp, "initialize", "{\"protocolVersion\": \"1999-01-01\", \"capabilities\": {}, "
+                                           "\"clientInfo\": {\"name\": \"t\", \"version\": \"1\"}}");
+  result = result_of (response);
+  g_assert_cmpstr (json_object_get_string_member (result, "protocolVersion"), ==, "2025-06-18");
+  g_assert_true (json_object_has_member (json_object_get_object_member (result, "capabilities"), "tools"));
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (result, "serverInfo"), "name"),
+                   ==, "terret-exec");
+  g_clear_pointer (&response, json_node_unref);
+
+  response = mcp_call (&mcp, "initialize", "{\"protocolVersion\": \"2024-11-05\", \"capabilities\": {}, "
+                                           "\"clientInfo\": {\"name\": \"t\", \"version\": \"1\"}}");
+  g_assert_cmpstr (json_object_get_string_member (result_of (response), "protocolVersion"), ==, "2024-11-05");
+  g_clear_pointer (&response, json_node_unref);
+
+  response = mcp_call (&mcp, "tools/list", NULL);
+  {
+    JsonArray *tools = json_object_get_array_member (result_of (response), "tools");
+
+    g_assert_cmpuint (json_array_get_length (tools), ==, 1);
+    g_assert_false (json_object_has_member (json_array_get_object_element (tools, 0), "outputSchema"));
+  }
+  g_clear_pointer (&response, json_node_unref);
+
+  response = mcp_call (&mcp, "ping", NULL);
+  g_assert_cmpuint (json_object_get_size (result_of (response)), ==, 0);
+
+  mcp_finish (&mcp);
+}
+
+/* Each backend lists bash and the session tools its capabilities offer. */
+static void
+check_tools_list (const char *backend)
+{
+  g_auto(Mcp) mcp = { 0 };
+  g_autoptr(JsonNode) response = NULL;
+  g_autoptr(TerretExecutor) executor = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) expected = g_ptr_array_new ();
+  TerretCapabilities caps;
+  JsonArray *tools;
+
+  executor = terret_executor_new (backend, &error);
+  g_assert_no_error (error);
+  caps = terret_executor_get_capabilities (executor);
+  g_ptr_array_add (expected, (char *) "bash");
+  if (caps & TERRET_CAPABILITY_INPUT)
+    g_ptr_array_add (expected, (char *) "bash_input");
+  if (caps & TERRET_CAPABILITY_INTERRUPT)
+    g_ptr_array_add (expected, (char *) "bash_interrupt");
+  if (caps & TERRET_CAPABILITY_POLL)
+    g_ptr_array_add (expected, (char *) "bash_poll");
+  if (caps & TERRET_CAPABILITY_PERSISTENT_SESSIONS)
+    g_ptr_array_add (expected, (char *) "bash_close");
+
+  mcp_start (&mcp, backend);
+  mcp_initialize (&mcp);
+  response = mcp_call (&mcp, "tools/list", NULL);
+  tools = json_object_get_array_member (result_of (response), "tools");
+
+  g_assert_cmpuint (json_array_get_length (tools), ==, expected->len);
+  for (guint i = 0; i < expected->len; i++)
+    {
+      JsonObject *tool = json_array_get_object_element (tools, i);
+      JsonObject *schema = json_object_get_object_member (tool, "inputSchema");
+
+      g_assert_cmpstr (json_object_get_string_member (tool, "name"), ==, g_ptr_array_index (expected, i));
+      g_assert_cmpstr (json_object_get_string_member (schema, "type"), ==, "object");
+      g_assert_nonnull (json_object_get_string_member (tool, "description"));
+    }
+
+  /* bash declares serve's run fields as its output. */
+  {
+    JsonObject *bash = json_array_get_object_element (tools, 0);
+    JsonObject *output = json_object_get_object_member (bash, "outputSchema");
+    JsonObject *properties = json_object_get_object_member (output, "properties");
+    const char *fields[] = { "status", "signal", "stdout", "stdout_base64", "stderr", "notice",
+                             "timed_out", "running", "dropped", "cwd" };
+
+    for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
+      g_assert_true (json_object_has_member (properties, fields[i]));
+    g_assert_true (json_object_has_member (json_object_get_object_member (json_object_get_object_member (bash, "inputSchema"),
+                                                                          "properties"), "command"));
+  }
+
+  mcp_finish (&mcp);
+}
+
+static void
+test_tools_list_noshell (void)
+{
+  g_test_summary ("tools/list on noshell: bash alone");
+  check_tools_list ("noshell");
+}
+
+static void
+test_tools_list_oneshot (void)
+{
+  REQUIRE_BACKEND ("oneshot");
+  g_test_summary ("tools/list on oneshot: bash and the tools its capabilities offer");
+  check_tools_list ("oneshot");
+}
+
+static void
+test_tools_list_pty (void)
+{
+  REQUIRE_BACKEND ("pty");
+  g_test_summary ("tools/list on pty: bash and every session tool");
+  check_tools_list ("pty");
+}
+
+static void
+test_session_cwd (void)
+{
+  g_auto(Mcp) mcp = { 0 };
+  g_autoptr(JsonNode) response = NULL;
+  JsonObject *out;
+
+  REQUIRE_BACKEND ("pty");
+
+  g_test_summary ("bash: cd in one call holds for the next call in the session; "
+                  "the text ends with a status line, structuredContent has the run fields");
+  mcp_start (&mcp, "pty");
+  mcp_initialize (&mcp);
+
+  response = mcp_tool (&mcp, "bash", "{\"command\": \"cd /tmp\"}");
+  out = structured_of (result_of (response));
+  g_assert_cmpint (json_object_get_int_member (out, "status"), ==, 0);
+  g_assert_cmpstr (json_object_get_string_member (out, "cwd"), ==, "/tmp");
+  g_clear_pointer (&response, json_node_unref);
+
+  response = mcp_tool (&mcp, "bash", "{\"command\": \"pwd\"}");
+  out = structured_of (result_of (response));
+  g_assert_cmpstr (json_object_get_string_member (out, "stdout"), ==, "/tmp\n");
+  g_assert_true (json_object_get_null_member (out, "signal"));
+  g_assert_false (json_object_get_boolean_member (out, "timed_out"));
+  g_assert_false (json_object_get_boolean_member (out, "running"));
+  g_assert_cmpint (json_object_get_int_member (out, "dropped"), ==, 0);
+  g_assert_cmpstr (tool_text (result_of (response)), ==, "/tmp\n[exit status 0; cwd: /tmp]");
+  g_clear_pointer (&response, json_node_unref);
+
+  /* Bytes that are not UTF-8: exact in base64, replaced in the text. */
+  response = mcp_tool (&mcp, "bash", "{\"command\": \"printf 'a\\\\377'; (exit 4)\"}");
+  out = structured_of (result_of (response));
+  g_assert_cmpstr (json_object_get_string_member (out, "stdout_base64"), ==, "Yf8=");
+  g_assert_false (json_object_has_member (out, "stdout"));
+  g_assert_true (g_str_has_prefix (tool_text (result_of (response)), "a\xef\xbf\xbd\n[exit status 4"));
+
+  mcp_finish (&mcp);
+}
+
+static void
+test_sessions_isolated (void)
+{
+  g_auto(Mcp) mcp = { 0 };
+  g_autoptr(JsonNode) response = NULL;
+
+  REQUIRE_BACKEND ("pty");
+
+  g_test_summary ("bash: two sessions keep their own cwd and variables");
+  mcp_start (&mcp, "pty");
+  mcp_initialize (&mcp);
+
+  response = mcp_tool (&mcp, "bash", "{\"session\": \"a\", \"command\": \"cd /tmp; export X=from-a\"}");
+  g_clear_pointer (&response, json_node_unref);
+  response = mcp_tool (&mcp, "bash", "{\"session\": \"b\", \"command\": \"cd /; export X=from-b\"}");
+  g_clear_pointer (&response, json_node_unref);
+
+  response = mcp_tool (&mcp, "bash", "{\"session\": \"a\", \"command\": \"echo $PWD $X\"}");
+  g_assert_cmpstr (json_object_get_string_member (structured_of (result_of (response)), "stdout"), ==, "/tmp from-a\n");
+  g_clear_pointer (&response, json_node_unref);
+  response = mcp_tool (&mcp, "bash", "{\"session\": \"b\", \"command\": \"echo $PWD $X\"}");
+  g_assert_cmpstr (json_object_get_string_member (structured_of (result_of (response)), "stdout"), ==, "/ from-b\n");
+  g_clear_pointer (&response, json_node_unref);
+
+  /* Closing one leaves the other; the closed one starts afresh. */
+  response = mcp_tool (&mcp, "bash_close", "{\"session\": \"a\"}");
+  g_assert_false (json_object_get_boolean_member (result_of (response), "isError"));
+  g_clear_pointer (&response, json_node_unref);
+  response = mcp_tool (&mcp, "bash", "{\"session\": \"a\", \"command\": \"echo \\\"[$X]\\\"\"}");
+  g_assert_cmpstr (json_object_get_string_member (structured_of (result_of (response)), "stdout"), ==, "[]\n");
+  g_clear_pointer (&response, json_node_unref);
+  response = mcp_tool (&mcp, "bash", "{\"session\": \"b\", \"command\": \"echo $X\"}");
+  g_assert_cmpstr (json_object_get_string_member (structured_of (result_of (response)), "stdout"), ==, "from-b\n");
+
+  mcp_finish (&mcp);
+}
+
+static void
+test_malformed (void)
+{
+  g_auto(Mcp) mcp = { 0 };
+  g_autoptr(JsonNode) response = NULL;
+
+  g_test_summary ("malformed JSON-RPC gets the standard codes; the server goes on");
+  mcp_start (&mcp, "noshell");
+
+  mcp_send_line (&mcp, "{not json");
+  response = mcp_recv (&mcp);
+  g_assert_cmpint (error_code_of (response), ==, -32700);
+  g_assert_true (json_object_get_null_member (json_node_get_object (response), "id"));
+  g_clear_pointer (&response, json_node_unref);
+
+  mcp_send_line (&mcp, "[1, 2]");
+  response = mcp_recv (&mcp);
+  g_assert_cmpint (error_code_of (response), ==, -32600);
+  g_clear_pointer (&response, json_node_unref);
+
+  mcp_send_line (&mcp, "{\"id\": 1, \"method\": \"ping\"}");
+  response = mcp_recv (&mcp);
+  g_assert_cmpint (error_code_of (response), ==, -32600);
+  g_clear_pointer (&response, json_node_unref);
+
+  mcp_send_line (&mcp, "{\"jsonrpc\": \"2.0\", \"id\": 2}");
+  response = mcp_recv (&mcp);
+  g_assert_cmpint (error_code_of (response), ==, -32600);
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (response), "id"), ==, 2);
+  g_clear_pointer (&response, json_node_unref);
+
+  /* Unknown notifications are ignored, unknown requests are not. */
+  mcp_send_line (&mcp, "{\"jsonrpc\": \"2.0\", \"method\": \"notifications/whatever\"}");
+  mcp.next_id = 10;
+  response = mcp_call (&mcp, "resources/list", NULL);
+  g_assert_cmpint (error_code_of (response), ==, -32601);
+  g_clear_pointer (&response, json_node_unref);
+
+  response = mcp_call (&mcp, "tools/call", "{\"name\": \"rm_rf\", \"arguments\": {}}");
+  g_assert_cmpint (error_code_of (response), ==, -32602);
+  g_clear_pointer (&response, json_node_unref);
+  response = mcp_call (&mcp, "tools/call", "{\"arguments\": {}}");
+  g_assert_cmpint (error_code_of (response), ==, -32602);
+  g_clear_pointer (&response, json_node_unref);
+  response = mcp_tool (&mcp, "bash", "{\"command\": 42}");
+  g_assert_cmpint (error_code_of (response), ==, -32602);
+  g_clear_pointer (&response, json_node_unref);
+  response = mcp_tool (&mcp, "bash", "{\"command\": \"true\", \"cwd\": \"/\"}");
+  g_assert_cmpint (error_code_of (response), ==, -32602);
+  g_clear_pointer (&response, json_node_unref);
+  response = mcp_tool (&mcp, "bash", "{\"command\": \"true\", \"on_timeout\": \"wait\"}");
+  g_assert_cmpint (error_code_of (response), ==, -32602);
+  g_clear_pointer (&response, json_node_unref);
+  /* A tool the backend lacks is as unknown as one that never was. */
+  response = mcp_tool (&mcp, "bash_poll", "{}");
+  g_assert_cmpint (error_code_of (response), ==, -32602);
+  g_clear_pointer (&response, json_node_unref);
+
+  /* Nothing ran on noshell: a tool result with isError and the reason. */
+  response = mcp_tool (&mcp, "bash", "{\"command\": \"true\"}");
+  g_assert_true (json_object_get_boolean_member (result_of (response), "isError"));
+  g_assert_true (g_str_has_prefix (tool_text (result_of (response)), "error (no-shell): "));
+
+  mcp_finish (&mcp);
+}
+
+static void
+test_is_error (void)
+{
+  g_auto(Mcp) mcp = { 0 };
+  g_autoptr(JsonNode) response = NULL;
+  JsonObject *result;
+
+  REQUIRE_BACKEND ("pty");
+
+  g_test_summary ("isError, with the reason as text, when nothing ran: a busy session, "
+                  "closing a session never opened");
+  mcp_start (&mcp, "pty");
+  mcp_initialize (&mcp);
+
+  response = mcp_tool (&mcp, "bash_close", "{\"session\": \"never\"}");
+  result = result_of (response);
+  g_assert_true (json_object_get_boolean_member (result, "isError"));
+  g_assert_nonnull (strstr (tool_text (result), "never"));
+  g_assert_false (json_object_has_member (result, "structuredContent"));
+  g_clear_pointer (&response, json_node_unref);
+
+  /* A detached command keeps its session busy. */
+  response = mcp_tool (&mcp, "bash", "{\"session\": \"b\", \"command\": \"sleep 30\", "
+                                     "\"timeout\": 0.1, \"on_timeout\": \"detach\"}");
+  g_assert_true (json_object_get_boolean_member (structured_of (result_of (response)), "running"));
+  g_clear_pointer (&response, json_node_unref);
+
+  response = mcp_tool (&mcp, "bash", "{\"session\": \"b\", \"command\": \"true\"}");
+  result = result_of (response);
+  g_assert_true (json_object_get_boolean_member (result, "isError"));
+  g_assert_true (g_str_has_prefix (tool_text (result), "error (busy): "));
+  g_clear_pointer (&response, json_node_unref);
+
+  response = mcp_tool (&mcp, "bash_close", "{\"session\": \"b\"}");
+  g_assert_false (json_object_get_boolean_member (result_of (response), "isError"));
+
+  mcp_finish (&mcp);
+}
+
+static void
+test_detach_poll (void)
+{
+  g_auto(Mcp) mcp = { 0 };
+  g_autoptr(JsonNode) response = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
+  JsonObject *result;
+
+  REQUIRE_BACKEND ("pty");
+
+  g_test_summary ("a command detached at its timeout takes input and is polled to its end");
+  mcp_start (&mcp, "pty");
+  mcp_initialize (&mcp);
+
+  response = mcp_tool (&mcp, "bash", "{\"session\": \"i\", \"command\": \"read x; echo \\\"got:$x\\\"\", "
+                                     "\"timeout\": 0.2, \"on_timeout\": \"detach\"}");
+  result = structured_of (result_of (response));
+  g_assert_true (json_object_get_boolean_member (result, "running"));
+  g_assert_true (json_object_get_null_member (result, "status"));
+  g_assert_nonnull (strstr (tool_text (result_of (response)), "still running"));
+  g_clear_pointer (&response, json_node_unref);
+
+  response = mcp_tool (&mcp, "bash_input", "{\"session\": \"i\", \"data\": \"hi\\n\"}");
+  g_assert_false (json_object_get_boolean_member (result_of (response), "isError"));
+  g_clear_pointer (&response, json_node_unref);
+
+  for (guint i = 0; ; i++)
+    {
+      g_assert_cmpuint (i, <, 100);
+      response = mcp_tool (&mcp, "bash_poll", "{\"session\": \"i\", \"wait\": 10}");
+      result = structured_of (result_of (response));
+      g_string_append (out, json_object_get_string_member (result, "stdout"));
+      if (!json_object_get_boolean_member (result, "running"))
+        {
+          g_assert_cmpint (json_object_get_int_member (result, "status"), ==, 0);
+          g_clear_pointer (&response, json_node_unref);
+          break;
+        }
+      g_clear_pointer (&response, json_node_unref);
+    }
+  g_assert_cmpstr (out->str, ==, "got:hi\n");
+
+  mcp_finish (&mcp);
+}
+
+static void
+test_progress (void)
+{
+  g_auto(Mcp) mcp = { 0 };
+  g_autoptr(JsonNode) response = NULL;
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func ((GDestroyNotify) json_node_unref);
+  g_autoptr(GString) seen = g_string_new (NULL);
+  gint64 last = 0;
+  guint id;
+
+  REQUIRE_BACKEND ("oneshot");
+
+  g_test_summary ("a call with a progressToken gets notifications/progress carrying its "
+                  "output before the result, with growing progress");
+  mcp_start (&mcp, "oneshot");
+  mcp_initialize (&mcp);
+
+  id = mcp_request (&mcp, "tools/call", "{\"name\": \"bash\", \"arguments\": {\"command\": "
+                                        "\"echo one; echo two\"}, \"_meta\": {\"progressToken\": \"tok\"}}");
+  response = mcp_response (&mcp, id, notes);
+
+  g_assert_cmpuint (notes->len, >, 0);
+  for (guint i = 0; i < notes->len; i++)
+    {
+      JsonObject *params = json_object_get_object_member (json_node_get_object (g_ptr_array_index (notes, i)),
+                                                          "params");
+
+      g_assert_cmpstr (json_object_get_string_member (params, "progressToken"), ==, "tok");
+      g_assert_cmpint (json_object_get_int_member (params, "progress"), >, last);
+      last = json_object_get_int_member (params, "progress");
+      g_string_append (seen, json_object_get_string_member (params, "message"));
+    }
+  g_assert_cmpstr (seen->str, ==, "one\ntwo\n");
+  g_assert_cmpstr (json_object_get_string_member (structured_of (result_of (response)), "stdout"), ==, "one\ntwo\n");
+
+  mcp_finish (&mcp);
+}
+
+static void
+test_cancel (void)
+{
+  g_auto(Mcp) mcp = { 0 };
+  g_autoptr(JsonNode) response = NULL;
+  g_autofree char *dir = terret_test_make_tmpdir ();
+  g_autofree char *fifo = make_fifo (dir, "pid");
+  g_autofree char *args = NULL;
+  g_autofree char *pids = NULL;
+  g_autofree char *cancel = NULL;
+  guint id, ping;
+
+  REQUIRE_BACKEND ("oneshot");
+
+  g_test_summary ("notifications/cancelled ends the run of that request, which gets no answer");
+  mcp_start (&mcp, "oneshot");
+  mcp_initialize (&mcp);
+
+  args = g_strdup_printf ("{\"name\": \"bash\", \"arguments\": {\"session\": \"c\", "
+                          "\"command\": \"sleep 30 & echo $! $$ > '%s'; wait\"}}", fifo);
+  id = mcp_request (&mcp, "tools/call", args);
+  pids = read_fifo (fifo);
+
+  cancel = g_strdup_printf ("{\"jsonrpc\": \"2.0\", \"method\": \"notifications/cancelled\", "
+                            "\"params\": {\"requestId\": %u, \"reason\": \"test\"}}", id);
+  mcp_send_line (&mcp, cancel);
+  wait_gone_all (pids);
+
+  /* The next message is the ping's answer: the cancelled call has none. */
+  ping = mcp_request (&mcp, "ping", NULL);
+  response = mcp_recv (&mcp);
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (response), "id"), ==, ping);
+  g_clear_pointer (&response, json_node_unref);
+
+  /* A cancel of what is no longer in flight is ignored. */
+  mcp_send_line (&mcp, cancel);
+  response = mcp_tool (&mcp, "bash", "{\"session\": \"c\", \"command\": \"echo again\"}");
+  g_assert_cmpstr (json_object_get_string_member (structured_of (result_of (response)), "stdout"), ==, "again\n");
+
+  mcp_finish (&mcp);
+}
+
+static void
+test_eof_in_flight (void)
+{
+  g_auto(Mcp) mcp = { 0 };
+  g_autofree char *dir = terret_test_make_tmpdir ();
+  g_autofree char *fifo = make_fifo (dir, "pid");
+  g_autofree char *args = NULL;
+  g_autofree char *pids = NULL;
+
+  REQUIRE_BACKEND ("pty");
+
+  g_test_summary ("end of input ends the calls in flight, closes every session and exits 0");
+  mcp_start (&mcp, "pty");
+  mcp_initialize (&mcp);
+
+  args = g_strdup_printf ("{\"name\": \"bash\", \"arguments\": {\"session\": \"e\", "
+                          "\"command\": \"sleep 30 & echo $! $$ > '%s'; wait\"}}", fifo);
+  mcp_request (&mcp, "tools/call", args);
+  pids = read_fifo (fifo);
+
+  mcp_finish (&mcp);
+  wait_gone_all (pids);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  terret_test_init (&argc, &argv);
+
+  g_test_add_func ("/mcp/initialize", test_initialize);
+  g_test_add_func ("/mcp/tools-list/noshell", test_tools_list_noshell);
+  g_test_add_func ("/mcp/tools-list/oneshot", test_tools_list_oneshot);
+  g_test_add_func ("/mcp/tools-list/pty", test_tools_list_pty);
+  g_test_add_func ("/mcp/bash/session-cwd", test_session_cwd);
+  g_test_add_func ("/mcp/bash/sessions-isolated", test_sessions_isolated);
+  g_test_add_func ("/mcp/malformed", test_malformed);
+  g_test_add_func ("/mcp/is-error", test_is_error);
+  g_test_add_func ("/mcp/detach-poll", test_detach_poll);
+  g_test_add_func ("/mcp/progress", test_progress);
+  g_test_add_func ("/mcp/cancel", test_cancel);
+  g_test_add_func ("/mcp/eof-in-flight", test_eof_in_flight);
+
+  return g_test_run ();
+}
