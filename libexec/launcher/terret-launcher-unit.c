@@ -28,6 +28,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "terret-launcher-cgroup.h"
 #include "terret-launcher-unit.h"
 
 /* Descriptors the process is given are moved above this first, so that
@@ -49,11 +50,12 @@ send_record (int      fd,
 /* In the process, after fork and before exec: the one place in the tree
  * where a child is set up. Reports a failure on @report and exits. */
 static void
-start_process (const Plan *plan,
-               const int  *child_fds,
-               size_t      n_child_fds,
-               int         report,
-               pid_t       unit)
+start_process (const Plan       *plan,
+               const UnitCgroup *cgroup,
+               const int        *child_fds,
+               size_t            n_child_fds,
+               int               report,
+               pid_t             unit)
   __attribute__ ((noreturn));
 
 static void
@@ -72,12 +74,45 @@ fail (int report,
   _exit (127);
 }
 
+/* The limits a cgroup does not hold, as rlimits, soft and hard alike so
+ * nothing the process runs can raise them; CPU time gets a second more
+ * of hard limit, so SIGXCPU (which says why) comes before SIGKILL. */
+static int
+set_limits (const Plan       *plan,
+            const UnitCgroup *cgroup)
+{
+  struct { int resource; uint64_t soft, hard; } limits[5];
+  size_t n = 0;
+
+  if (plan->limit_memory != 0 && cgroup->memory[0] == '\0')
+    limits[n].resource = RLIMIT_AS, limits[n].soft = limits[n].hard = plan->limit_memory, n++;
+  if (plan->limit_processes != 0 && cgroup->pids[0] == '\0')
+    limits[n].resource = RLIMIT_NPROC, limits[n].soft = limits[n].hard = plan->limit_processes, n++;
+  if (plan->limit_cpu != 0)
+    limits[n].resource = RLIMIT_CPU, limits[n].soft = plan->limit_cpu,
+      limits[n].hard = plan->limit_cpu + 1, n++;
+  if (plan->limit_file_size != 0)
+    limits[n].resource = RLIMIT_FSIZE, limits[n].soft = limits[n].hard = plan->limit_file_size, n++;
+  if (plan->limit_open_files != 0)
+    limits[n].resource = RLIMIT_NOFILE, limits[n].soft = limits[n].hard = plan->limit_open_files, n++;
+
+  for (size_t i = 0; i < n; i++)
+    {
+      struct rlimit limit = { limits[i].soft, limits[i].hard };
+
+      if (setrlimit (limits[i].resource, &limit) < 0)
+        return -1;
+    }
+  return 0;
+}
+
 static void
-start_process (const Plan *plan,
-               const int  *child_fds,
-               size_t      n_child_fds,
-               int         report,
-               pid_t       unit)
+start_process (const Plan       *plan,
+               const UnitCgroup *cgroup,
+               const int        *child_fds,
+               size_t            n_child_fds,
+               int               report,
+               pid_t             unit)
 {
   int parked[TERRET_WIRE_MAX_FDS];
   int highest = 2;
@@ -154,9 +189,8 @@ start_process (const Plan *plan,
         close (fd);
     }
 
-  for (size_t i = 0; i < plan->n_rlimits; i++)
-    if (setrlimit (plan->rlimits[i].resource, &plan->rlimits[i].limit) < 0)
-      fail (report, TERRET_WIRE_STAGE_LIMITS);
+  if (cgroup_join (cgroup) != 0 || set_limits (plan, cgroup) < 0)
+    fail (report, TERRET_WIRE_STAGE_LIMITS);
 
   if (plan->cwd != NULL && chdir (plan->cwd) < 0)
     fail (report, TERRET_WIRE_STAGE_CWD);
@@ -239,7 +273,20 @@ typedef struct
   pid_t process;
   int unit_fd;
   int reported;
+  UnitCgroup cgroup;
 } Unit;
+
+static void
+send_exited (Unit *unit,
+             int   status,
+             int   left)
+{
+  TerretWireRecord record = { TERRET_WIRE_EVENT_EXITED, status, left,
+                              (int32_t)cgroup_hits (&unit->cgroup) };
+
+  while (send (unit->unit_fd, &record, sizeof record, MSG_NOSIGNAL) < 0 && errno == EINTR)
+    ;
+}
 
 static void
 note_reaped (int   pid,
@@ -250,7 +297,7 @@ note_reaped (int   pid,
 
   if (pid == unit->process && !unit->reported)
     {
-      send_record (unit->unit_fd, TERRET_WIRE_EVENT_EXITED, status, 0);
+      send_exited (unit, status, 0);
       unit->reported = 1;
     }
 }
@@ -261,7 +308,7 @@ launcher_unit_main (const Plan *plan,
                     const int  *child_fds,
                     size_t      n_child_fds)
 {
-  Unit unit = { 0, unit_fd, 0 };
+  Unit unit = { 0, unit_fd, 0, { { 0 }, { 0 }, 0 } };
   int report[2];
   int info[2];
   sigset_t mask;
@@ -269,6 +316,7 @@ launcher_unit_main (const Plan *plan,
   int sigfd;
 
   prctl (PR_SET_CHILD_SUBREAPER, 1);
+  cgroup_setup (&unit.cgroup, getpid (), plan->limit_memory, plan->limit_processes);
 
   sigemptyset (&mask);
   sigaddset (&mask, SIGCHLD);
@@ -278,6 +326,7 @@ launcher_unit_main (const Plan *plan,
   if (sigfd < 0 || pipe2 (report, O_CLOEXEC) < 0)
     {
       send_record (unit_fd, TERRET_WIRE_EVENT_FAILED, errno, TERRET_WIRE_STAGE_FORK);
+      cgroup_remove (&unit.cgroup);
       _exit (0);
     }
 
@@ -285,13 +334,14 @@ launcher_unit_main (const Plan *plan,
   if (unit.process < 0)
     {
       send_record (unit_fd, TERRET_WIRE_EVENT_FAILED, errno, TERRET_WIRE_STAGE_FORK);
+      cgroup_remove (&unit.cgroup);
       _exit (0);
     }
   if (unit.process == 0)
     {
       close (report[0]);
       close (sigfd);
-      start_process (plan, child_fds, n_child_fds, report[1], getppid ());
+      start_process (plan, &unit.cgroup, child_fds, n_child_fds, report[1], getppid ());
     }
 
   close (report[1]);
@@ -311,6 +361,7 @@ launcher_unit_main (const Plan *plan,
       while (waitpid (unit.process, &status, 0) < 0 && errno == EINTR)
         ;
       send_record (unit_fd, TERRET_WIRE_EVENT_FAILED, info[0], info[1]);
+      cgroup_remove (&unit.cgroup);
       _exit (0);
     }
 
@@ -354,7 +405,7 @@ launcher_unit_main (const Plan *plan,
                   status = end.si_code == CLD_EXITED
                     ? W_EXITCODE (end.si_status, 0)
                     : end.si_status | (end.si_code == CLD_DUMPED ? WCOREFLAG : 0);
-                  send_record (unit_fd, TERRET_WIRE_EVENT_EXITED, status, left);
+                  send_exited (&unit, status, left);
                   unit.reported = 1;
                 }
             }
@@ -387,6 +438,7 @@ launcher_unit_main (const Plan *plan,
 
   launcher_kill_children (note_reaped, &unit);
 done:
+  cgroup_remove (&unit.cgroup);
   /* The EOF the library waits for: everything is gone. */
   close (unit_fd);
   _exit (0);

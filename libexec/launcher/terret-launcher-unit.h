@@ -6,11 +6,11 @@
 #pragma once
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/resource.h>
 
 #include "terret-launcher-wire.h"
 
-#define PLAN_MAX_RLIMITS 16
 
 /* One spawn request, parsed. The strings point into the payload. */
 typedef struct
@@ -21,8 +21,12 @@ typedef struct
   struct { int index; int target; } fds[TERRET_WIRE_MAX_FDS];
   size_t n_fds;
   int terminal;                 /* index of the terminal among the child fds, or -1 */
-  struct { int resource; struct rlimit limit; } rlimits[PLAN_MAX_RLIMITS];
-  size_t n_rlimits;
+  /* 0: not limited. */
+  uint64_t limit_memory;
+  uint64_t limit_processes;
+  uint64_t limit_cpu;
+  uint64_t limit_file_size;
+  uint64_t limit_open_files;
 } Plan;
 
 /* Runs the unit in a child of the launcher: starts @plan's process,

@@ -55,7 +55,15 @@ typedef struct
 #define TERRET_WIRE_KEY_CWD      "cwd"
 #define TERRET_WIRE_KEY_FD       "fd"        /* "INDEX TARGET": child descriptor INDEX becomes TARGET */
 #define TERRET_WIRE_KEY_TERMINAL "terminal"  /* "INDEX": a terminal, as 0, 1, 2 and controlling tty */
-#define TERRET_WIRE_KEY_RLIMIT   "rlimit"    /* "RESOURCE SOFT HARD" (RLIM_INFINITY as "inf") */
+#define TERRET_WIRE_KEY_LIMIT    "limit"     /* "NAME VALUE", NAME one of the limit names below */
+
+/* The limits a process may be given, by name on the wire and as bits in
+ * an EXITED record's c (those it hit). The bits are TerretLimits'. */
+#define TERRET_WIRE_LIMIT_MEMORY     (1u << 0)   /* "memory": bytes */
+#define TERRET_WIRE_LIMIT_PROCESSES  (1u << 1)   /* "processes" */
+#define TERRET_WIRE_LIMIT_CPU        (1u << 2)   /* "cpu": seconds of CPU time per process */
+#define TERRET_WIRE_LIMIT_FILE_SIZE  (1u << 3)   /* "file-size": bytes */
+#define TERRET_WIRE_LIMIT_OPEN_FILES (1u << 4)   /* "open-files" */
 
 /* Unit to library. */
 typedef enum
@@ -63,7 +71,8 @@ typedef enum
   TERRET_WIRE_EVENT_STARTED = 1,  /* a: the process's pid */
   TERRET_WIRE_EVENT_FAILED  = 2,  /* a: errno, b: TerretWireStage; the process never ran */
   TERRET_WIRE_EVENT_EXITED  = 3,  /* a: the process's wait status; b: 1 when what it started is
-                                   * still there, 0 when the unit is about to leave */
+                                   * still there, 0 when the unit is about to leave; c: the
+                                   * TERRET_WIRE_LIMIT_* its cgroup refused */
 } TerretWireEventType;
 
 /* Library to unit. The end of the socket means KILL. */

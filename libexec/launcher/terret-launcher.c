@@ -24,6 +24,7 @@
  */
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -174,20 +175,29 @@ parse_plan (int     payload_fd,
             return EINVAL;
           plan->terminal = index;
         }
-      else if (strcmp (key, TERRET_WIRE_KEY_RLIMIT) == 0)
+      else if (strcmp (key, TERRET_WIRE_KEY_LIMIT) == 0)
         {
-          char soft[32], hard[32];
-          int resource;
+          static const struct { const char *name; size_t offset; } limits[] = {
+            { "memory", offsetof (Plan, limit_memory) },
+            { "processes", offsetof (Plan, limit_processes) },
+            { "cpu", offsetof (Plan, limit_cpu) },
+            { "file-size", offsetof (Plan, limit_file_size) },
+            { "open-files", offsetof (Plan, limit_open_files) },
+          };
+          char name[32];
+          unsigned long long limit;
+          size_t i;
 
-          if (plan->n_rlimits >= PLAN_MAX_RLIMITS ||
-              sscanf (value, "%d %31s %31s", &resource, soft, hard) != 3)
+          if (sscanf (value, "%31s %llu", name, &limit) != 2)
             return EINVAL;
-          plan->rlimits[plan->n_rlimits].resource = resource;
-          plan->rlimits[plan->n_rlimits].limit.rlim_cur =
-            strcmp (soft, "inf") == 0 ? RLIM_INFINITY : strtoull (soft, NULL, 10);
-          plan->rlimits[plan->n_rlimits].limit.rlim_max =
-            strcmp (hard, "inf") == 0 ? RLIM_INFINITY : strtoull (hard, NULL, 10);
-          plan->n_rlimits++;
+          for (i = 0; i < sizeof limits / sizeof limits[0]; i++)
+            if (strcmp (name, limits[i].name) == 0)
+              {
+                *(uint64_t *)((char *)plan + limits[i].offset) = limit;
+                break;
+              }
+          if (i == sizeof limits / sizeof limits[0])
+            return EINVAL;
         }
       /* Unknown keys are a newer library's: ignored, not fatal. */
     }
