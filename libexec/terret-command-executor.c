@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "terret-command-run-private.h"
+#include "terret-launcher-private.h"
 #include "terret-error.h"
 #include "terret-executor.h"
 #include "terret-result.h"
@@ -87,6 +88,11 @@ static const TerretSettingId command_settings[] = {
   TERRET_SETTING_DRAIN_GRACE,
   TERRET_SETTING_SHELL,
   TERRET_SETTING_INTERRUPT_GRACE,
+  TERRET_SETTING_LIMIT_MEMORY,
+  TERRET_SETTING_LIMIT_PROCESSES,
+  TERRET_SETTING_LIMIT_CPU,
+  TERRET_SETTING_LIMIT_FILE_SIZE,
+  TERRET_SETTING_LIMIT_OPEN_FILES,
 };
 
 /* --- Runs ----------------------------------------------------------------- */
@@ -461,9 +467,16 @@ terret_command_executor_poll_finish (TerretExecutor  *executor,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
+static char *
+terret_command_executor_dup_containment (TerretExecutor *executor)
+{
+  return _terret_launcher_describe_containment ();
+}
+
 static void
 executor_iface_init (TerretExecutorInterface *iface)
 {
+  iface->dup_containment = terret_command_executor_dup_containment;
   iface->get_capabilities = terret_command_executor_get_capabilities;
   iface->run_async = terret_command_executor_run_async;
   iface->run_finish = terret_command_executor_run_finish;

@@ -538,6 +538,18 @@ run_complete (CommandRun *run)
   if (run->exited_on_its_own)
     terret_result_set_wait_status (result, run->wait_status);
 
+  {
+    TerretLimits hit = _terret_process_get_limits_hit (run->process);
+    g_autofree char *notice = NULL;
+
+    if (run->exited_on_its_own)
+      hit |= _terret_settings_limits_from_status (run->settings, run->wait_status);
+    notice = _terret_settings_describe_limits_hit (run->settings, hit);
+    terret_result_set_limits_hit (result, hit);
+    if (notice != NULL)
+      terret_result_add_notice (result, notice);
+  }
+
   switch (run->end)
     {
     case RUN_END_TIMEOUT:
@@ -817,6 +829,7 @@ _terret_command_run_spawn (CommandRun        *run,
     return FALSE;
   terret_launcher_set_environ (launcher, (const char * const *)envp);
   terret_launcher_set_cwd (launcher, cwd);
+  _terret_settings_apply_limits (run->settings, launcher);
 
   for (guint i = 0; i < 2; i++)
     {

@@ -7,6 +7,9 @@
 
 #include <glib-object.h>
 
+#include "terret-launcher.h"
+#include "terret-types.h"
+
 G_BEGIN_DECLS
 
 /* Which engine a setting's default and description are for: a session
@@ -29,10 +32,18 @@ typedef enum
   TERRET_SETTING_HANDSHAKE_TIMEOUT,
   TERRET_SETTING_INTERRUPT_GRACE,
   TERRET_SETTING_DRAIN_GRACE,
+  /* The limits, in TerretLimits' bit order. */
+  TERRET_SETTING_LIMIT_MEMORY,
+  TERRET_SETTING_LIMIT_PROCESSES,
+  TERRET_SETTING_LIMIT_CPU,
+  TERRET_SETTING_LIMIT_FILE_SIZE,
+  TERRET_SETTING_LIMIT_OPEN_FILES,
   N_TERRET_SETTINGS
 } TerretSettingId;
 
 #define TERRET_SETTING_PROP(id) ((guint)(id) + 1)
+
+#define TERRET_N_LIMITS 5
 
 #define TERRET_DEFAULT_TIMEOUT 120.0
 #define TERRET_DEFAULT_SHELL "bash"
@@ -53,6 +64,7 @@ typedef struct
   double handshake_timeout;
   double interrupt_grace;
   double drain_grace;
+  guint64 limits[TERRET_N_LIMITS]; /* by TerretLimits bit number; 0: none */
 } TerretSettings;
 
 TerretSettings *_terret_settings_ref            (TerretSettings       *settings);
@@ -62,6 +74,12 @@ char          **_terret_settings_build_environ  (const TerretSettings *settings,
                                                  const char * const   *extra,
                                                  GError              **error);
 gsize           _terret_settings_capture_limit  (const TerretSettings *settings);
+void            _terret_settings_apply_limits   (const TerretSettings *settings,
+                                                 TerretLauncher       *launcher);
+TerretLimits    _terret_settings_limits_from_status (const TerretSettings *settings,
+                                                     int                   wait_status);
+char           *_terret_settings_describe_limits_hit (const TerretSettings *settings,
+                                                      TerretLimits          hit);
 
 /* Where an executor keeps its current settings: swapped whole on every
  * change, so a snapshot is a reference, not a copy. */

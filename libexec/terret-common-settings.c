@@ -5,7 +5,9 @@
 
 #include "config.h"
 
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "terret-common-settings-private.h"
 #include "terret-error.h"
@@ -95,6 +97,36 @@ new_param_spec (TerretSettingId id,
                                   "Seconds to keep reading output after bash exits while background "
                                   "processes hold its pipes, before they are killed",
                                   0, 3600, DEFAULT_DRAIN_GRACE, flags);
+    case TERRET_SETTING_LIMIT_MEMORY:
+      return g_param_spec_uint64 ("limit-memory", NULL,
+                                  session
+                                  ? "Bytes of memory a session's shell and everything it starts may "
+                                    "use together, held by a cgroup where one can be made, else per "
+                                    "process as address space (0: no limit; K, M, G suffixes)"
+                                  : "Bytes of memory a command and everything it starts may use "
+                                    "together, held by a cgroup where one can be made, else per "
+                                    "process as address space (0: no limit; K, M, G suffixes)",
+                                  0, G_MAXUINT64, 0, flags);
+    case TERRET_SETTING_LIMIT_PROCESSES:
+      return g_param_spec_uint64 ("limit-processes", NULL,
+                                  "Processes that may run at once in a session or run, held by a "
+                                  "cgroup where one can be made, else counted over the user's (0: "
+                                  "no limit)",
+                                  0, G_MAXUINT64, 0, flags);
+    case TERRET_SETTING_LIMIT_CPU:
+      return g_param_spec_uint64 ("limit-cpu", NULL,
+                                  "Seconds of CPU time each process may use (SIGXCPU, then SIGKILL "
+                                  "a second later; 0: no limit)",
+                                  0, G_MAXUINT64, 0, flags);
+    case TERRET_SETTING_LIMIT_FILE_SIZE:
+      return g_param_spec_uint64 ("limit-file-size", NULL,
+                                  "Bytes a process may write a file to (SIGXFSZ; 0: no limit; K, M, "
+                                  "G suffixes)",
+                                  0, G_MAXUINT64, 0, flags);
+    case TERRET_SETTING_LIMIT_OPEN_FILES:
+      return g_param_spec_uint64 ("limit-open-files", NULL,
+                                  "Descriptors each process may have open (0: no limit)",
+                                  0, G_MAXUINT64, 0, flags);
     case N_TERRET_SETTINGS:
     default:
       g_assert_not_reached ();
@@ -235,6 +267,93 @@ _terret_settings_build_environ (const TerretSettings  *settings,
   return g_steal_pointer (&envp);
 }
 
+/* --- Limits ----------------------------------------------------------- */
+
+static const char * const limit_settings[TERRET_N_LIMITS] = {
+  "limit-memory", "limit-processes", "limit-cpu", "limit-file-size", "limit-open-files",
+};
+
+/*
+ * _terret_settings_apply_limits:
+ *
+ * The limit settings, as what @launcher's process starts with.
+ */
+void
+_terret_settings_apply_limits (const TerretSettings *settings,
+                               TerretLauncher       *launcher)
+{
+  for (guint i = 0; i < TERRET_N_LIMITS; i++)
+    if (settings->limits[i] != 0)
+      terret_launcher_set_limit (launcher, (TerretLimits)(1u << i), settings->limits[i]);
+}
+
+/*
+ * _terret_settings_limits_from_status:
+ *
+ * The limits a command's end shows it hit, by its wait status: SIGXCPU
+ * and SIGXFSZ are sent for the CPU-time and file-size limits alone, and a
+ * shell reports a child they ended as 128 + the signal. Only limits that
+ * are set count, so a command's own `exit 152` is not taken for one.
+ */
+TerretLimits
+_terret_settings_limits_from_status (const TerretSettings *settings,
+                                     int                   wait_status)
+{
+  TerretLimits hit = TERRET_LIMIT_NONE;
+  int sig = 0;
+
+  if (WIFSIGNALED (wait_status))
+    sig = WTERMSIG (wait_status);
+  else if (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) > 128)
+    sig = WEXITSTATUS (wait_status) - 128;
+
+  if (sig == SIGXCPU && settings->limits[2] != 0)
+    hit |= TERRET_LIMIT_CPU;
+  if (sig == SIGXFSZ && settings->limits[3] != 0)
+    hit |= TERRET_LIMIT_FILE_SIZE;
+  return hit;
+}
+
+/*
+ * _terret_settings_describe_limits_hit:
+ *
+ * A sentence for a result's notice naming the limits in @hit with their
+ * values, or NULL when @hit is empty.
+ */
+char *
+_terret_settings_describe_limits_hit (const TerretSettings *settings,
+                                      TerretLimits          hit)
+{
+  g_autoptr(GString) names = g_string_new (NULL);
+
+  for (guint i = 0; i < TERRET_N_LIMITS; i++)
+    {
+      if ((hit & (1u << i)) == 0)
+        continue;
+      if (names->len > 0)
+        g_string_append (names, " and ");
+      if ((1u << i) == TERRET_LIMIT_MEMORY || (1u << i) == TERRET_LIMIT_FILE_SIZE)
+        {
+          /* Exact, and the same in every locale: 64 MiB, 1536 KiB, 1000 bytes. */
+          static const char * const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
+          guint64 value = settings->limits[i];
+          guint unit = 0;
+
+          while (unit + 1 < G_N_ELEMENTS (units) && value >= 1024 && value % 1024 == 0)
+            value /= 1024, unit++;
+          g_string_append_printf (names, "%s (%" G_GUINT64_FORMAT " %s)", limit_settings[i], value,
+                                  units[unit]);
+        }
+      else
+        g_string_append_printf (names, "%s (%" G_GUINT64_FORMAT "%s)", limit_settings[i],
+                                settings->limits[i], (1u << i) == TERRET_LIMIT_CPU ? " s" : "");
+    }
+  if (names->len == 0)
+    return NULL;
+  return g_strdup_printf ("The command ran into %s, so what it asked for was refused or it was "
+                          "ended.", names->str);
+}
+
 /* --- The store --------------------------------------------------------- */
 
 void
@@ -296,6 +415,13 @@ _terret_settings_store_get (TerretSettingsStore *store,
       break;
     case TERRET_SETTING_DRAIN_GRACE:
       g_value_set_double (value, s->drain_grace);
+      break;
+    case TERRET_SETTING_LIMIT_MEMORY:
+    case TERRET_SETTING_LIMIT_PROCESSES:
+    case TERRET_SETTING_LIMIT_CPU:
+    case TERRET_SETTING_LIMIT_FILE_SIZE:
+    case TERRET_SETTING_LIMIT_OPEN_FILES:
+      g_value_set_uint64 (value, s->limits[prop_id - TERRET_SETTING_PROP (TERRET_SETTING_LIMIT_MEMORY)]);
       break;
     case N_TERRET_SETTINGS:
     default:
@@ -382,6 +508,18 @@ _terret_settings_store_set (TerretSettingsStore *store,
       break;
     case TERRET_SETTING_DRAIN_GRACE:
       changed = set_double (&s->drain_grace, g_value_get_double (value));
+      break;
+    case TERRET_SETTING_LIMIT_MEMORY:
+    case TERRET_SETTING_LIMIT_PROCESSES:
+    case TERRET_SETTING_LIMIT_CPU:
+    case TERRET_SETTING_LIMIT_FILE_SIZE:
+    case TERRET_SETTING_LIMIT_OPEN_FILES:
+      {
+        guint64 *field = &s->limits[prop_id - TERRET_SETTING_PROP (TERRET_SETTING_LIMIT_MEMORY)];
+
+        changed = *field != g_value_get_uint64 (value);
+        *field = g_value_get_uint64 (value);
+      }
       break;
     case N_TERRET_SETTINGS:
     default:

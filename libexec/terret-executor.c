@@ -278,6 +278,34 @@ terret_executor_close_all (TerretExecutor *self)
 }
 
 /**
+ * terret_executor_dup_containment:
+ * @self: an executor
+ *
+ * How @self keeps what commands start from outliving their session or
+ * run, and which resource limits hold how, on this host, as a sentence
+ * for a person (what `terret-exec --list-backends` prints), so nothing is
+ * weaker than the documentation says without saying so.
+ *
+ * Returns: (transfer full) (nullable): the description, or %NULL when
+ *   the backend gives none (it runs nothing, or does not say)
+ *
+ * Since: 0.2
+ */
+char *
+terret_executor_dup_containment (TerretExecutor *self)
+{
+  TerretExecutorInterface *iface;
+
+  g_return_val_if_fail (TERRET_IS_EXECUTOR (self), NULL);
+
+  iface = TERRET_EXECUTOR_GET_IFACE (self);
+  if (iface->dup_containment == NULL)
+    return NULL;
+
+  return iface->dup_containment (self);
+}
+
+/**
  * terret_executor_get_session_pid:
  * @self: an executor
  * @session: a session key

@@ -77,9 +77,11 @@ G_DECLARE_INTERFACE (TerretExecutor, terret_executor, TERRET, EXECUTOR, GObject)
  *   thread-default main context. %NULL when the backend cannot
  *   (%TERRET_CAPABILITY_POLL)
  * @poll_finish: complete a poll
+ * @dup_containment: describe how what commands start is contained and
+ *   limited here (optional; since 0.2)
  *
- * The virtual methods of [iface@Terret.Executor]. Backends also implement
- * [iface@Gio.Initable]: a backend that cannot work on this host fails
+ * The virtual methods of [iface@Terret.Executor]. Backends may also
+ * implement [iface@Gio.Initable]: a backend that cannot work on this host fails
  * g_initable_init() and the next one is chosen.
  *
  * Since: 0.1
@@ -118,9 +120,10 @@ struct _TerretExecutorInterface
   TerretResult       *(*poll_finish)      (TerretExecutor       *self,
                                            GAsyncResult         *result,
                                            GError              **error);
+  char               *(*dup_containment)  (TerretExecutor       *self);
 
   /*< private >*/
-  gpointer _reserved[8];
+  gpointer _reserved[7];
 };
 
 TERRET_AVAILABLE_IN_0_1
@@ -136,6 +139,8 @@ TERRET_AVAILABLE_IN_0_1
 const char         *terret_executor_get_name         (TerretExecutor       *self);
 TERRET_AVAILABLE_IN_0_1
 TerretCapabilities  terret_executor_get_capabilities (TerretExecutor       *self);
+TERRET_AVAILABLE_IN_0_2
+char               *terret_executor_dup_containment  (TerretExecutor       *self);
 TERRET_AVAILABLE_IN_0_1
 void                terret_executor_run_async        (TerretExecutor       *self,
                                                       TerretRequest        *request,

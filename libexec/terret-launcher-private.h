@@ -5,16 +5,12 @@
 
 #pragma once
 
-#include <sys/resource.h>
-
 #include "terret-launcher.h"
 #include "terret-supervisor-private.h"
 
 G_BEGIN_DECLS
 
-TerretLauncher *_terret_launcher_new_for   (TerretSupervisor *supervisor);
-void            _terret_launcher_set_rlimit (TerretLauncher   *self,
-                                             int               resource,
-                                             rlim_t            limit);
+TerretLauncher *_terret_launcher_new_for (TerretSupervisor *supervisor);
+char           *_terret_launcher_describe_containment (void);
 
 G_END_DECLS

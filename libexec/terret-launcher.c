@@ -41,6 +41,19 @@
  * Since: 0.2
  */
 
+/* The limits as the launcher program names them, by bit number of
+ * TerretLimits. */
+#define N_LIMITS 5
+static const char * const limit_names[N_LIMITS] = {
+  "memory", "processes", "cpu", "file-size", "open-files",
+};
+
+G_STATIC_ASSERT (TERRET_LIMIT_MEMORY == TERRET_WIRE_LIMIT_MEMORY);
+G_STATIC_ASSERT (TERRET_LIMIT_PROCESSES == TERRET_WIRE_LIMIT_PROCESSES);
+G_STATIC_ASSERT (TERRET_LIMIT_CPU == TERRET_WIRE_LIMIT_CPU);
+G_STATIC_ASSERT (TERRET_LIMIT_FILE_SIZE == TERRET_WIRE_LIMIT_FILE_SIZE);
+G_STATIC_ASSERT (TERRET_LIMIT_OPEN_FILES == TERRET_WIRE_LIMIT_OPEN_FILES);
+
 struct _TerretLauncher
 {
   GObject parent_instance;
@@ -50,7 +63,7 @@ struct _TerretLauncher
   char *cwd;                     /* (owned) (nullable) */
   GArray *fds;                   /* (element-type FdMapping) taken descriptors */
   int terminal;                  /* taken, or -1 */
-  GArray *rlimits;               /* (element-type RLimit) */
+  guint64 limits[N_LIMITS];      /* by bit number of TerretLimits; 0: none */
 };
 
 typedef struct
@@ -59,11 +72,6 @@ typedef struct
   int target;
 } FdMapping;
 
-typedef struct
-{
-  int resource;
-  rlim_t limit;
-} RLimit;
 
 G_DEFINE_FINAL_TYPE (TerretLauncher, terret_launcher, G_TYPE_OBJECT)
 
@@ -78,7 +86,6 @@ terret_launcher_finalize (GObject *object)
     close (self->terminal);
 
   g_clear_pointer (&self->fds, g_array_unref);
-  g_clear_pointer (&self->rlimits, g_array_unref);
   g_clear_pointer (&self->environ, g_strfreev);
   g_clear_pointer (&self->cwd, g_free);
   g_clear_pointer (&self->supervisor, _terret_supervisor_unref);
@@ -97,7 +104,6 @@ terret_launcher_init (TerretLauncher *self)
 {
   self->environ = g_get_environ ();
   self->fds = g_array_new (FALSE, FALSE, sizeof (FdMapping));
-  self->rlimits = g_array_new (FALSE, FALSE, sizeof (RLimit));
   self->terminal = -1;
 }
 
@@ -317,28 +323,140 @@ terret_launcher_take_terminal (TerretLauncher *self,
   self->terminal = terminal_fd;
 }
 
-/*
- * _terret_launcher_set_rlimit:
+/* The index of @limit, a single TerretLimits flag, or -1. */
+static int
+limit_index (TerretLimits limit)
+{
+  for (int i = 0; i < N_LIMITS; i++)
+    if (limit == (TerretLimits)(1u << i))
+      return i;
+  return -1;
+}
+
+/**
+ * terret_launcher_get_limit:
+ * @self: a launcher
+ * @limit: one limit
  *
- * A resource limit the process starts with, soft and hard alike, so
- * nothing it runs can raise it again.
+ * Returns: the value of @limit the process will start with, 0 when it
+ *   is not limited
+ *
+ * Since: 0.2
+ */
+guint64
+terret_launcher_get_limit (TerretLauncher *self,
+                           TerretLimits    limit)
+{
+  int i = limit_index (limit);
+
+  g_return_val_if_fail (TERRET_IS_LAUNCHER (self), 0);
+  g_return_val_if_fail (i >= 0, 0);
+
+  return self->limits[i];
+}
+
+/**
+ * terret_launcher_set_limit:
+ * @self: a launcher
+ * @limit: one limit
+ * @value: its value (bytes, processes, seconds or descriptors, as
+ *   [flags@Terret.Limits] says), 0 for none
+ *
+ * Limits what the process and everything it starts may use. Memory and
+ * processes are held by a cgroup of the process's own where the host
+ * lets one be made (cgroup v2 with the controllers delegated, or v1 as
+ * root); else by rlimits, which are weaker (see [flags@Terret.Limits]).
+ * The others are rlimits, soft and hard alike, so nothing the process
+ * runs can raise them. A channel that runs its shell elsewhere takes the
+ * limits (reads them and sets them to 0 here) and applies them there.
+ *
+ * Since: 0.2
  */
 void
-_terret_launcher_set_rlimit (TerretLauncher *self,
-                             int             resource,
-                             rlim_t          limit)
+terret_launcher_set_limit (TerretLauncher *self,
+                           TerretLimits    limit,
+                           guint64         value)
 {
-  RLimit rlimit = { resource, limit };
+  int i = limit_index (limit);
 
-  for (guint i = 0; i < self->rlimits->len; i++)
+  g_return_if_fail (TERRET_IS_LAUNCHER (self));
+  g_return_if_fail (i >= 0);
+
+  self->limits[i] = value;
+}
+
+/* Whether a unit could make a cgroup with @controller here, as
+ * launcher/terret-launcher-cgroup.c would: v2 with the controller in
+ * the subtree below the process's cgroup, or the v1 hierarchy, writable. */
+static const char *
+cgroup_kind (const char *controller)
+{
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) lines = NULL;
+  const char *kind = NULL;
+
+  if (!g_file_get_contents ("/proc/self/cgroup", &contents, NULL, NULL))
+    return NULL;
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i] != NULL && kind == NULL; i++)
     {
-      if (g_array_index (self->rlimits, RLimit, i).resource == resource)
+      g_auto(GStrv) fields = g_strsplit (lines[i], ":", 3);
+      g_auto(GStrv) names = NULL;
+      g_autofree char *dir = NULL;
+
+      if (g_strv_length (fields) != 3)
+        continue;
+      if (fields[1][0] == '\0')
         {
-          g_array_index (self->rlimits, RLimit, i).limit = limit;
-          return;
+          g_autofree char *control = NULL;
+          g_autofree char *enabled = NULL;
+          g_auto(GStrv) words = NULL;
+
+          dir = g_build_filename (g_file_test ("/sys/fs/cgroup/cgroup.controllers", G_FILE_TEST_EXISTS)
+                                  ? "/sys/fs/cgroup" : "/sys/fs/cgroup/unified", fields[2], NULL);
+          control = g_build_filename (dir, "cgroup.subtree_control", NULL);
+          if (!g_file_get_contents (control, &enabled, NULL, NULL))
+            continue;
+          words = g_strsplit_set (g_strstrip (enabled), " ", -1);
+          if (g_strv_contains ((const char * const *)words, controller) && access (dir, W_OK) == 0)
+            kind = "cgroup v2";
+          continue;
         }
+      names = g_strsplit (fields[1], ",", -1);
+      if (!g_strv_contains ((const char * const *)names, controller))
+        continue;
+      dir = g_build_filename ("/sys/fs/cgroup", fields[1], fields[2], NULL);
+      if (access (dir, W_OK) == 0)
+        kind = "cgroup v1";
     }
-  g_array_append_val (self->rlimits, rlimit);
+  return kind;
+}
+
+/*
+ * _terret_launcher_describe_containment:
+ *
+ * What holds here for a process the library starts: the containment and
+ * how each limit is enforced, as --list-backends says it.
+ */
+char *
+_terret_launcher_describe_containment (void)
+{
+  const char *memory = cgroup_kind ("memory");
+  const char *pids = cgroup_kind ("pids");
+  g_autofree char *memory_how = memory != NULL
+    ? g_strdup_printf ("is held by a %s of the session's or run's own", memory)
+    : g_strdup ("is held as each process's address space (no cgroup can be made here)");
+  g_autofree char *pids_how = pids != NULL
+    ? g_strdup_printf ("by a %s", pids)
+    : g_strdup (geteuid () == 0
+                ? "not at all: no cgroup can be made here, and the rlimit does not hold for root"
+                : "over all of the user's processes (no cgroup can be made here)");
+
+  return g_strdup_printf ("every process runs under terret-launcher, a child subreaper: what a "
+                          "command starts, setsid, nohup and double-forked jobs included, ends with "
+                          "its session or run, and when the host dies. limit-memory %s; "
+                          "limit-processes %s; limit-cpu, limit-file-size and limit-open-files "
+                          "are rlimits of each process.", memory_how, pids_how);
 }
 
 static void
@@ -382,17 +500,14 @@ write_payload (TerretLauncher      *self,
       add_record (payload, TERRET_WIRE_KEY_TERMINAL, value);
     }
 
-  for (guint i = 0; i < self->rlimits->len; i++)
+  for (guint i = 0; i < N_LIMITS; i++)
     {
-      const RLimit *rlimit = &g_array_index (self->rlimits, RLimit, i);
       g_autofree char *value = NULL;
 
-      if (rlimit->limit == RLIM_INFINITY)
-        value = g_strdup_printf ("%d inf inf", rlimit->resource);
-      else
-        value = g_strdup_printf ("%d %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT, rlimit->resource,
-                                 (guint64)rlimit->limit, (guint64)rlimit->limit);
-      add_record (payload, TERRET_WIRE_KEY_RLIMIT, value);
+      if (self->limits[i] == 0)
+        continue;
+      value = g_strdup_printf ("%s %" G_GUINT64_FORMAT, limit_names[i], self->limits[i]);
+      add_record (payload, TERRET_WIRE_KEY_LIMIT, value);
     }
 
   /* A memfd rather than the message itself: an argument vector or an

@@ -12,6 +12,7 @@
 #include <glib-object.h>
 
 #include "terret-process.h"
+#include "terret-types.h"
 #include "terret-version-macros.h"
 
 G_BEGIN_DECLS
@@ -50,6 +51,13 @@ void                 terret_launcher_take_fd       (TerretLauncher      *self,
 TERRET_AVAILABLE_IN_0_2
 void                 terret_launcher_take_terminal (TerretLauncher      *self,
                                                     int                  terminal_fd);
+TERRET_AVAILABLE_IN_0_2
+guint64              terret_launcher_get_limit     (TerretLauncher      *self,
+                                                    TerretLimits         limit);
+TERRET_AVAILABLE_IN_0_2
+void                 terret_launcher_set_limit     (TerretLauncher      *self,
+                                                    TerretLimits         limit,
+                                                    guint64              value);
 TERRET_AVAILABLE_IN_0_2
 TerretProcess       *terret_launcher_spawn         (TerretLauncher      *self,
                                                     const char * const  *argv,

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "terret-process.h"
+#include "terret-types.h"
 
 G_BEGIN_DECLS
 
@@ -15,5 +16,6 @@ gboolean       _terret_process_is_gone           (TerretProcess *self);
 gboolean       _terret_process_left_others       (TerretProcess *self);
 GSource       *_terret_process_create_gone_source (TerretProcess *self);
 int            _terret_process_get_fd            (TerretProcess *self);
+TerretLimits   _terret_process_get_limits_hit    (TerretProcess *self);
 
 G_END_DECLS

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -53,6 +54,7 @@ struct _TerretProcess
   guint gone : 1;               /* the unit closed: nothing of the process is left */
   guint kill_sent : 1;
   guint left_others : 1;        /* it ended leaving processes it started */
+  TerretLimits limits_hit;      /* what its cgroup refused, as of its end */
 };
 
 G_DEFINE_FINAL_TYPE (TerretProcess, terret_process, G_TYPE_OBJECT)
@@ -107,6 +109,7 @@ process_read_locked (TerretProcess *self,
         {
           self->wait_status = record.a;
           self->left_others = record.b != 0;
+          self->limits_hit = (TerretLimits)record.c;
           self->exited = TRUE;
           news = TRUE;
         }
@@ -458,6 +461,95 @@ _terret_process_left_others (TerretProcess *self)
   g_mutex_unlock (&self->mutex);
 
   return left;
+}
+
+/* The number after @key in the flat-keyed file @path, or 0. */
+static guint64
+read_key (const char *path,
+          const char *key)
+{
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) lines = NULL;
+  gsize len = strlen (key);
+
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return 0;
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (strncmp (lines[i], key, len) == 0 && lines[i][len] == ' ')
+      return g_ascii_strtoull (lines[i] + len + 1, NULL, 10);
+  return 0;
+}
+
+/*
+ * _terret_process_get_limits_hit:
+ *
+ * The limits its cgroup refused: as the unit said at the end, or while
+ * it runs (a session's shell between two commands) as its cgroups say
+ * now. The counts only grow: a caller compares with what it saw before.
+ * The unit made the cgroups (launcher/terret-launcher-cgroup.c) under
+ * /sys/fs/cgroup, where this reads them through /proc/PID/cgroup.
+ */
+TerretLimits
+_terret_process_get_limits_hit (TerretProcess *self)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) lines = NULL;
+  TerretLimits hit = TERRET_LIMIT_NONE;
+  gboolean exited;
+
+  g_mutex_lock (&self->mutex);
+  exited = self->exited;
+  hit = self->limits_hit;
+  g_mutex_unlock (&self->mutex);
+  if (exited)
+    return hit;
+
+  path = g_strdup_printf ("/proc/%d/cgroup", self->pid);
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return TERRET_LIMIT_NONE;
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_auto(GStrv) fields = g_strsplit (lines[i], ":", 3);
+      g_autofree char *dir = NULL;
+
+      if (g_strv_length (fields) != 3 || !g_str_has_prefix (fields[2], "/") ||
+          strstr (fields[2], "/terret-") == NULL)
+        continue;
+      if (fields[1][0] == '\0')
+        {
+          g_autofree char *memory_events = NULL;
+          g_autofree char *pids_events = NULL;
+
+          dir = g_build_filename (g_file_test ("/sys/fs/cgroup/cgroup.controllers", G_FILE_TEST_EXISTS)
+                                  ? "/sys/fs/cgroup" : "/sys/fs/cgroup/unified", fields[2], NULL);
+          memory_events = g_build_filename (dir, "memory.events", NULL);
+          pids_events = g_build_filename (dir, "pids.events", NULL);
+          if (read_key (memory_events, "oom_kill") > 0)
+            hit |= TERRET_LIMIT_MEMORY;
+          if (read_key (pids_events, "max") > 0)
+            hit |= TERRET_LIMIT_PROCESSES;
+        }
+      else if (strcmp (fields[1], "memory") == 0)
+        {
+          g_autofree char *file = g_build_filename ("/sys/fs/cgroup/memory", fields[2],
+                                                    "memory.oom_control", NULL);
+
+          if (read_key (file, "oom_kill") > 0)
+            hit |= TERRET_LIMIT_MEMORY;
+        }
+      else if (strcmp (fields[1], "pids") == 0)
+        {
+          g_autofree char *file = g_build_filename ("/sys/fs/cgroup/pids", fields[2],
+                                                    "pids.events", NULL);
+
+          if (read_key (file, "max") > 0)
+            hit |= TERRET_LIMIT_PROCESSES;
+        }
+    }
+  return hit;
 }
 
 gboolean

@@ -35,6 +35,7 @@ struct _TerretResult
   GObject parent_instance;
 
   GBytes *stdout_bytes;         /* (owned) */
+  TerretLimits limits_hit;
   GBytes *stderr_bytes;         /* (owned) (nullable) */
   GString *notice;              /* (owned) (nullable) */
   char *cwd;                    /* (owned) (nullable) */
@@ -225,6 +226,27 @@ terret_result_get_timed_out (TerretResult *self)
   g_return_val_if_fail (TERRET_IS_RESULT (self), FALSE);
 
   return self->timed_out;
+}
+
+/**
+ * terret_result_get_limits_hit:
+ * @self: a result
+ *
+ * Gets the resource limits (the `limit-*` settings) the command ran
+ * into: memory it was refused or killed for, a fork refused, a process
+ * ended for its CPU time or a file it grew too far. The notice says so
+ * too.
+ *
+ * Returns: the limits hit, %TERRET_LIMIT_NONE when none was
+ *
+ * Since: 0.2
+ */
+TerretLimits
+terret_result_get_limits_hit (TerretResult *self)
+{
+  g_return_val_if_fail (TERRET_IS_RESULT (self), TERRET_LIMIT_NONE);
+
+  return self->limits_hit;
 }
 
 /**
@@ -458,6 +480,24 @@ terret_result_set_timed_out (TerretResult *self,
   g_return_if_fail (TERRET_IS_RESULT (self));
 
   self->timed_out = !!timed_out;
+}
+
+/**
+ * terret_result_set_limits_hit:
+ * @self: a result
+ * @limits: the limits the command ran into
+ *
+ * For backends: records which resource limits the command hit.
+ *
+ * Since: 0.2
+ */
+void
+terret_result_set_limits_hit (TerretResult *self,
+                              TerretLimits  limits)
+{
+  g_return_if_fail (TERRET_IS_RESULT (self));
+
+  self->limits_hit = limits;
 }
 
 /**

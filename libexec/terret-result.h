@@ -48,6 +48,8 @@ gsize         terret_result_get_cut_offset       (TerretResult *self,
                                                   TerretStream  stream);
 TERRET_AVAILABLE_IN_0_1
 const char   *terret_result_get_cwd              (TerretResult *self);
+TERRET_AVAILABLE_IN_0_2
+TerretLimits  terret_result_get_limits_hit       (TerretResult *self);
 
 /* For backends: a result is built once, then handed to the caller. */
 TERRET_AVAILABLE_IN_0_1
@@ -74,6 +76,9 @@ void          terret_result_set_timed_out        (TerretResult *self,
 TERRET_AVAILABLE_IN_0_1
 void          terret_result_set_running          (TerretResult *self,
                                                   gboolean      running);
+TERRET_AVAILABLE_IN_0_2
+void          terret_result_set_limits_hit       (TerretResult *self,
+                                                  TerretLimits  limits);
 TERRET_AVAILABLE_IN_0_1
 void          terret_result_set_dropped          (TerretResult *self,
                                                   TerretStream  stream,

@@ -94,6 +94,11 @@ static const TerretSettingId session_settings[] = {
   TERRET_SETTING_SHELL,
   TERRET_SETTING_HANDSHAKE_TIMEOUT,
   TERRET_SETTING_INTERRUPT_GRACE,
+  TERRET_SETTING_LIMIT_MEMORY,
+  TERRET_SETTING_LIMIT_PROCESSES,
+  TERRET_SETTING_LIMIT_CPU,
+  TERRET_SETTING_LIMIT_FILE_SIZE,
+  TERRET_SETTING_LIMIT_OPEN_FILES,
 };
 
 /* --- Starting shells ------------------------------------------------------ */
@@ -135,6 +140,7 @@ start_shell (TerretShellSession  *session,
   launcher = _terret_launcher_new_for (supervisor);
   terret_launcher_set_environ (launcher, (const char * const *)envp);
   terret_launcher_set_cwd (launcher, settings->cwd);
+  _terret_settings_apply_limits (settings, launcher);
 
   if (klass->prepare_spawn != NULL &&
       !klass->prepare_spawn (self, _terret_shell_session_get_key (session),
@@ -434,9 +440,24 @@ terret_session_executor_poll_finish (TerretExecutor  *executor,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
+static char *
+terret_session_executor_dup_containment (TerretExecutor *executor)
+{
+  TerretSessionExecutor *self = TERRET_SESSION_EXECUTOR (executor);
+
+  return TERRET_SESSION_EXECUTOR_GET_CLASS (self)->describe_containment (self);
+}
+
+static char *
+terret_session_executor_real_describe_containment (TerretSessionExecutor *self)
+{
+  return _terret_launcher_describe_containment ();
+}
+
 static void
 executor_iface_init (TerretExecutorInterface *iface)
 {
+  iface->dup_containment = terret_session_executor_dup_containment;
   iface->get_capabilities = terret_session_executor_get_capabilities;
   iface->run_async = terret_session_executor_run_async;
   iface->run_finish = terret_session_executor_run_finish;
@@ -600,6 +621,7 @@ terret_session_executor_class_init (TerretSessionExecutorClass *klass)
   object_class->set_property = terret_session_executor_set_property;
 
   klass->get_capabilities = terret_session_executor_real_get_capabilities;
+  klass->describe_containment = terret_session_executor_real_describe_containment;
   klass->explain_outcome = terret_session_executor_real_explain_outcome;
 
   /**

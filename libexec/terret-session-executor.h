@@ -61,6 +61,10 @@ G_DECLARE_DERIVABLE_TYPE (TerretSessionExecutor, terret_session_executor, TERRET
  *   does about how a shell ended or failed to start (why a connection was
  *   lost) rewrites the error, or adds to the result with
  *   terret_result_add_notice(). Called on the caller's context.
+ * @describe_containment: what [method@Terret.Executor.dup_containment] says;
+ *   the default describes the local launcher, which holds for a shell
+ *   spawned here. A subclass whose shell runs elsewhere says what holds
+ *   there. Since: 0.2
  *
  * The virtual methods of [class@Terret.SessionExecutor].
  *
@@ -90,9 +94,10 @@ struct _TerretSessionExecutorClass
                                            TerretResult           *result,
                                            GError                 *failure,
                                            GError                **error);
+  char               *(*describe_containment) (TerretSessionExecutor *self);
 
   /*< private >*/
-  gpointer _reserved[8];
+  gpointer _reserved[7];
 };
 
 TERRET_AVAILABLE_IN_0_1

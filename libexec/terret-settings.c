@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "terret-error.h"
 #include "terret-executor.h"
@@ -88,9 +89,32 @@ parse_integer (GParamSpec *pspec,
         umin = G_PARAM_SPEC_UINT64 (pspec)->minimum, umax = G_PARAM_SPEC_UINT64 (pspec)->maximum;
     }
 
-  if (is_signed
-      ? !g_ascii_string_to_signed (text, 10, smin, smax, &sval, &local_error)
-      : !g_ascii_string_to_unsigned (text, 10, umin, umax, &uval, &local_error))
+  if (type == G_TYPE_UINT64)
+    {
+      /* Sizes in bytes take binary suffixes: 64M, 2G, 512KiB. */
+      static const char units[] = "KMGT";
+      g_autofree char *digits = g_strdup (text);
+      gsize len = strlen (digits);
+      guint shift = 0;
+
+      if (len > 2 && g_str_has_suffix (digits, "iB"))
+        digits[len -= 2] = '\0';
+      else if (len > 1 && digits[len - 1] == 'B')
+        digits[--len] = '\0';
+      if (len > 1 && strchr (units, g_ascii_toupper (digits[len - 1])) != NULL)
+        {
+          shift = 10 * (guint)(strchr (units, g_ascii_toupper (digits[len - 1])) - units + 1);
+          digits[--len] = '\0';
+        }
+      if (!g_ascii_string_to_unsigned (digits, 10, 0, G_MAXUINT64 >> shift, &uval, &local_error))
+        return invalid (error, pspec, text, local_error->message);
+      uval <<= shift;
+      if (uval < umin || uval > umax)
+        return invalid (error, pspec, text, "out of range");
+    }
+  else if (is_signed
+           ? !g_ascii_string_to_signed (text, 10, smin, smax, &sval, &local_error)
+           : !g_ascii_string_to_unsigned (text, 10, umin, umax, &uval, &local_error))
     return invalid (error, pspec, text, local_error->message);
 
   g_value_init (value, type);

@@ -98,6 +98,7 @@ struct _ShellRun
   TerretHeadCapture *command_capture; /* (owned) (nullable) the command's, while a recovery runs */
   int status;                   /* from the marker; -1: none yet, -2: a stale one */
   TerretMarker marker;          /* the exchange's, once found */
+  TerretLimits limits_before;   /* what the shell's cgroup had refused before the command */
 
   TerretDetach detach;
   guint interrupt_requested : 1;  /* before the command was written */

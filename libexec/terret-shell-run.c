@@ -20,6 +20,7 @@
 #include <glib-unix.h>
 
 #include "terret-error.h"
+#include "terret-process-private.h"
 #include "terret-shell-run-private.h"
 #include "terret-util-private.h"
 
@@ -55,6 +56,7 @@ static const char * const shell_flags[] = {
 };
 
 static void run_on_marker (ShellRun *run);
+static void run_complete_broken (ShellRun *run);
 static const TerretDetachFuncs detach_funcs;
 static gboolean run_flush (ShellRun *run);
 
@@ -462,6 +464,42 @@ describe_shell_end (ShellRun     *run,
   return g_strdup ("The shell session ended while this command ran");
 }
 
+/* What the shell's cgroup has refused so far (counts only grow). */
+static TerretLimits
+run_limits_hit (ShellRun *run)
+{
+  TerretProcess *process = terret_shell_channel_get_process (run->session->channel);
+
+  return process != NULL ? _terret_process_get_limits_hit (process) : TERRET_LIMIT_NONE;
+}
+
+/* The limits the command ran into, on its result and in a notice; a
+ * session whose process limit was hit is ended, since what the command
+ * forked (a fork bomb) would hold it at the limit for every later run. */
+static gboolean
+run_note_limits (ShellRun     *run,
+                 TerretResult *result,
+                 int           wait_status)
+{
+  TerretLimits hit = run_limits_hit (run) & ~run->limits_before;
+  g_autofree char *notice = NULL;
+
+  if (wait_status >= 0)
+    hit |= _terret_settings_limits_from_status (run->settings, wait_status);
+  if (hit == TERRET_LIMIT_NONE)
+    return TRUE;
+  notice = _terret_settings_describe_limits_hit (run->settings, hit);
+  terret_result_set_limits_hit (result, hit);
+  terret_result_add_notice (result, notice);
+  if ((hit & TERRET_LIMIT_PROCESSES) == 0)
+    return TRUE;
+  terret_result_add_notice (result, "What it started was ended with its session, so that "
+                                    "nothing it forked holds the next run at the limit; the next "
+                                    "run starts a fresh session, so the cwd and variables from "
+                                    "earlier runs are gone.");
+  return FALSE;
+}
+
 /* An interactive bash's `exit` builtin says "exit" on stderr, that is on
  * the terminal, as it goes: bash's words, not the command's, so the
  * result leaves them out when the shell exited with a status and they
@@ -533,6 +571,7 @@ _terret_shell_run_ended (ShellRun *run)
         terret_process_wait_exited (process, SHELL_END_WAIT_MSEC);
       how = describe_shell_end (run, result);
       strip_exit_echo (result);
+      run_note_limits (run, result, -1);
     }
   run_kill_shell (run);
 
@@ -601,6 +640,15 @@ run_complete_command (ShellRun *run)
       _terret_shell_run_start (run, EXCHANGE_RECOVERY);
       return;
     }
+  /* Stale again after a recovery (a shell that cannot even fork for
+   * its own steps, as at a process limit): no status can be had. */
+  if (run->status < 0)
+    {
+      if (run->command_capture == NULL)
+        run->command_capture = g_steal_pointer (&run->capture);
+      run_complete_broken (run);
+      return;
+    }
   if (run->command_capture != NULL)
     {
       terret_head_capture_free (run->capture);
@@ -622,7 +670,9 @@ run_complete_command (ShellRun *run)
   terret_result_set_exit_status (result, run->status);
   terret_result_set_cwd (result, run->marker.cwd);
 
-  if (!usable)
+  if (!run_note_limits (run, result, W_EXITCODE (run->status, 0)))
+    run_kill_shell (run);
+  else if (!usable)
     {
       terret_result_add_notice (result, "The shell's state could not be put back into a state "
                                         "the session can use, so the session was ended; the next "
@@ -634,8 +684,8 @@ run_complete_command (ShellRun *run)
   _terret_shell_run_return (run, result, NULL);
 }
 
-/* A command after which not even the harness alone ran (the shell was
- * then ended): what it printed, no status, and why. */
+/* A command after which not even the harness alone ran: what it
+ * printed, no status, and why; the shell is ended. */
 static void
 run_complete_broken (ShellRun *run)
 {
@@ -649,6 +699,8 @@ run_complete_broken (ShellRun *run)
   output = terret_head_capture_finish (run->capture, seen, &dropped);
   run_add_capture_notice (run, g_bytes_get_size (output), dropped, seen);
   result = run_build_result (run, output, dropped);
+  run_note_limits (run, result, -1);
+  run_kill_shell (run);
   terret_result_add_notice (result, "After this command the shell could no longer run the "
                                     "session's own steps (it left state, such as an alias over "
                                     "a reserved word, that breaks them), so its status is "
@@ -680,7 +732,6 @@ run_on_marker (ShellRun *run)
            * to this shell is safe. */
           gboolean hijacked = run->status >= 0 && strchr (run->marker.flags, 'b') != NULL;
 
-          run_kill_shell (run);
           if (run->recovering && !hijacked)
             {
               /* The command may have run, and must not run twice: it ends
@@ -688,6 +739,7 @@ run_on_marker (ShellRun *run)
               run_complete_broken (run);
               return;
             }
+          run_kill_shell (run);
           /* Before the command, or a line a function named `builtin`
            * took whole: the command did not run. A fresh shell runs it. */
           g_clear_pointer (&run->command_capture, terret_head_capture_free);
@@ -1054,6 +1106,9 @@ _terret_shell_run_start (ShellRun     *run,
   g_byte_array_set_size (run->hold, 0);
   g_clear_pointer (&run->capture, terret_head_capture_free);
   _terret_marker_clear (&run->marker);
+
+  if (kind == EXCHANGE_COMMAND)
+    run->limits_before = run_limits_hit (run);
 
   if (kind == EXCHANGE_HANDSHAKE)
     {

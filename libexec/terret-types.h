@@ -102,4 +102,32 @@ typedef enum {
   TERRET_TIMEOUT_ACTION_DETACH,
 } TerretTimeoutAction;
 
+/**
+ * TerretLimits:
+ * @TERRET_LIMIT_NONE: no limit
+ * @TERRET_LIMIT_MEMORY: memory, in bytes, of everything a session or run
+ *   contains (a cgroup where one can be made; else each process's
+ *   address space)
+ * @TERRET_LIMIT_PROCESSES: processes at once (a cgroup where one can be
+ *   made; else the user's processes, which does not hold for root)
+ * @TERRET_LIMIT_CPU: CPU time of each process, in seconds (SIGXCPU, then
+ *   SIGKILL a second later)
+ * @TERRET_LIMIT_FILE_SIZE: the size, in bytes, a process may write a file
+ *   to (SIGXFSZ)
+ * @TERRET_LIMIT_OPEN_FILES: descriptors open in each process
+ *
+ * Resource limits a process starts with ([method@Terret.Launcher.set_limit]),
+ * and those a command ran into ([method@Terret.Result.get_limits_hit]).
+ *
+ * Since: 0.2
+ */
+typedef enum /*< flags >*/ {
+  TERRET_LIMIT_NONE       = 0,
+  TERRET_LIMIT_MEMORY     = 1 << 0,
+  TERRET_LIMIT_PROCESSES  = 1 << 1,
+  TERRET_LIMIT_CPU        = 1 << 2,
+  TERRET_LIMIT_FILE_SIZE  = 1 << 3,
+  TERRET_LIMIT_OPEN_FILES = 1 << 4,
+} TerretLimits;
+
 G_END_DECLS
