@@ -155,6 +155,28 @@ cli_result_add_members (JsonBuilder  *builder,
   json_builder_set_member_name (builder, "running");
   json_builder_add_boolean_value (builder, terret_result_get_running (result));
 
+  /* The limits it ran into, by the names of their settings without
+   * `limit-`, comma-separated: "memory", "processes,cpu". */
+  json_builder_set_member_name (builder, "limit_hit");
+  if (terret_result_get_limits_hit (result) != TERRET_LIMIT_NONE)
+    {
+      g_autoptr(GFlagsClass) klass = g_type_class_ref (TERRET_TYPE_LIMITS);
+      g_autoptr(GString) names = g_string_new (NULL);
+      TerretLimits hit = terret_result_get_limits_hit (result);
+
+      for (guint i = 0; i < klass->n_values; i++)
+        {
+          if (klass->values[i].value == 0 || (hit & klass->values[i].value) == 0)
+            continue;
+          if (names->len > 0)
+            g_string_append_c (names, ',');
+          g_string_append (names, klass->values[i].value_nick);
+        }
+      json_builder_add_string_value (builder, names->str);
+    }
+  else
+    json_builder_add_null_value (builder);
+
   json_builder_set_member_name (builder, "dropped");
   json_builder_add_int_value (builder,
                               (gint64)(terret_result_get_dropped (result, TERRET_STREAM_STDOUT) +

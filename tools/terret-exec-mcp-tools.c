@@ -71,6 +71,7 @@ static const char run_output_schema[] =
   "  \"notice\": {\"type\": [\"string\", \"null\"], \"description\": \"Something the caller did not ask for: truncation, a restarted session, a timeout\"},"
   "  \"timed_out\": {\"type\": \"boolean\"},"
   "  \"running\": {\"type\": \"boolean\", \"description\": \"The command goes on (a detached timeout): poll it with bash_poll\"},"
+  "  \"limit_hit\": {\"type\": [\"string\", \"null\"], \"description\": \"The resource limits the command ran into (memory, processes, cpu, file-size, open-files), comma-separated\"},"
   "  \"dropped\": {\"type\": \"integer\", \"description\": \"Bytes of output the capture dropped\"},"
   "  \"cwd\": {\"type\": [\"string\", \"null\"], \"description\": \"The session's working directory after the run, where the backend knows it\"},"
   "  \"cwd_base64\": {\"type\": \"string\"}"

@@ -417,6 +417,16 @@ free_backend_list (GList *list)
 typedef GList BackendList;
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (BackendList, free_backend_list)
 
+/* What the backend says holds here; an instance made for asking, never
+ * initialized, so nothing starts. */
+static char *
+describe_containment (TerretBackendInfo *info)
+{
+  g_autoptr(GObject) executor = g_object_new (terret_backend_info_get_backend_type (info), NULL);
+
+  return terret_executor_dup_containment (TERRET_EXECUTOR (executor));
+}
+
 static JsonNode *
 backends_to_json (void)
 {
@@ -450,6 +460,16 @@ backends_to_json (void)
         json_builder_add_string_value (builder, terret_backend_info_get_module_path (info));
       else
         json_builder_add_null_value (builder);
+
+      {
+        g_autofree char *containment = describe_containment (info);
+
+        json_builder_set_member_name (builder, "containment");
+        if (containment != NULL)
+          json_builder_add_string_value (builder, containment);
+        else
+          json_builder_add_null_value (builder);
+      }
 
       json_builder_set_member_name (builder, "settings");
       json_builder_begin_array (builder);
@@ -506,6 +526,12 @@ backends_to_text (void)
                               supported ? "supported" : "not supported: ",
                               supported ? "" : error->message);
       g_string_append_printf (out, "  module: %s\n", module != NULL ? module : "(built in)");
+      {
+        g_autofree char *containment = describe_containment (info);
+
+        if (containment != NULL)
+          g_string_append_printf (out, "  containment: %s\n", containment);
+      }
 
       if (settings->len == 0)
         g_string_append (out, "  settings: none\n");

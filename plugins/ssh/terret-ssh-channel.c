@@ -74,6 +74,9 @@ G_DEFINE_DYNAMIC_TYPE_EXTENDED (TerretSshChannel, terret_ssh_channel, TERRET_TYP
 /* And when the remote-launcher it was told to use is not there. */
 #define NO_LAUNCHER_STATUS 208
 
+/* And when the remote shell refused a limit. */
+#define NO_LIMITS_STATUS 207
+
 /* What `env` (and a POSIX shell) exits with when the command is not
  * found. */
 #define NO_SHELL_STATUS 127
@@ -268,6 +271,8 @@ classify (const char  *text,
     return TERRET_SSH_FAILURE_NO_DIRECTORY;
   if (exit_status == NO_LAUNCHER_STATUS)
     return TERRET_SSH_FAILURE_NO_LAUNCHER;
+  if (exit_status == NO_LIMITS_STATUS)
+    return TERRET_SSH_FAILURE_NO_LIMITS;
   if (exit_status == NO_SHELL_STATUS)
     return TERRET_SSH_FAILURE_NO_SHELL;
   /* A silent 255 is no failure of the client's: it is also what it exits
@@ -308,6 +313,61 @@ read_diagnostics (int fd)
   return g_utf8_make_valid (buffer, n);
 }
 
+/* The launcher's limits are for the remote shell, not for the local
+ * client: taken from the launcher, and set on the far side by the shell
+ * itself (bash's ulimit, whose units are known: KiB for -v and -f), in
+ * front of @argv, which it then becomes. Over ssh they are rlimits:
+ * memory caps each process's address space, processes count the remote
+ * user's. A limit the remote refuses (above its hard limit) ends the
+ * connection with NO_LIMITS_STATUS, never a shell without it. */
+static char **
+take_limits (TerretLauncher     *launcher,
+             const char * const *argv)
+{
+  static const struct { TerretLimits limit; const char *flag; guint64 unit; } limits[] = {
+    { TERRET_LIMIT_MEMORY, "v", 1024 },
+    { TERRET_LIMIT_PROCESSES, "u", 1 },
+    { TERRET_LIMIT_CPU, "t", 1 },
+    { TERRET_LIMIT_FILE_SIZE, "f", 1024 },
+    { TERRET_LIMIT_OPEN_FILES, "n", 1 },
+  };
+  g_autoptr(GString) script = g_string_new (NULL);
+  GPtrArray *out = g_ptr_array_new ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (limits); i++)
+    {
+      guint64 value = terret_launcher_get_limit (launcher, limits[i].limit);
+
+      if (value == 0)
+        continue;
+      terret_launcher_set_limit (launcher, limits[i].limit, 0);
+      value = MAX (value / limits[i].unit, 1);
+      /* CPU time as the local launcher sets it: SIGXCPU at the limit,
+       * SIGKILL a second later. */
+      g_string_append_printf (script, "ulimit -%s %" G_GUINT64_FORMAT " && ulimit -S -%s %"
+                              G_GUINT64_FORMAT " && ", limits[i].flag,
+                              limits[i].limit == TERRET_LIMIT_CPU ? value + 1 : value,
+                              limits[i].flag, value);
+    }
+
+  if (script->len > 0)
+    {
+      /* A failed ulimit stops the chain before the exec; a failed exec
+       * ends bash with 127 by itself, which says no shell. */
+      g_string_append_printf (script, "exec \"$@\"; exit %d", NO_LIMITS_STATUS);
+      g_ptr_array_add (out, g_strdup (argv[0]));
+      g_ptr_array_add (out, g_strdup ("-c"));
+      g_ptr_array_add (out, g_string_free (g_steal_pointer (&script), FALSE));
+      /* $0; the shell's own words follow as "$@". */
+      g_ptr_array_add (out, g_strdup (argv[0]));
+    }
+  for (guint i = 0; argv[i] != NULL; i++)
+    g_ptr_array_add (out, g_strdup (argv[i]));
+  g_ptr_array_add (out, NULL);
+
+  return (char **)g_ptr_array_free (out, FALSE);
+}
+
 static gboolean
 terret_ssh_channel_spawn (TerretShellChannel  *channel,
                           TerretLauncher      *launcher,
@@ -322,6 +382,7 @@ terret_ssh_channel_spawn (TerretShellChannel  *channel,
   g_autofree char *remote_cwd = NULL;
   g_autofree char *command = NULL;
   g_autofree char *remote_launcher = NULL;
+  g_auto(GStrv) remote_argv = NULL;
   const char *term;
   int to_client[2], from_client[2];
   int stderr_fd, stderr_copy;
@@ -347,7 +408,9 @@ terret_ssh_channel_spawn (TerretShellChannel  *channel,
    * announces TERM for the remote terminal before the shell starts. */
   remote_env = g_strdupv ((char **)terret_launcher_get_environ (launcher));
   remote_cwd = g_strdup (terret_launcher_get_cwd (launcher));
-  command = terret_ssh_channel_build_command (argv, (const char * const *)remote_env, remote_cwd,
+  remote_argv = take_limits (launcher, argv);
+  command = terret_ssh_channel_build_command ((const char * const *)remote_argv,
+                                              (const char * const *)remote_env, remote_cwd,
                                               remote_launcher);
   g_ptr_array_add (client, g_steal_pointer (&command));
   g_ptr_array_add (client, NULL);

@@ -29,11 +29,13 @@ typedef enum {
   TERRET_SSH_FAILURE_NO_DIRECTORY,
   TERRET_SSH_FAILURE_NO_SHELL,
   TERRET_SSH_FAILURE_NO_LAUNCHER,
+  TERRET_SSH_FAILURE_NO_LIMITS,
 } TerretSshFailure;
 
 #define TERRET_SSH_FAILURE_IS_CONNECTION(f) \
   ((f) != TERRET_SSH_FAILURE_NONE && (f) != TERRET_SSH_FAILURE_NO_DIRECTORY && \
-   (f) != TERRET_SSH_FAILURE_NO_SHELL && (f) != TERRET_SSH_FAILURE_NO_LAUNCHER)
+   (f) != TERRET_SSH_FAILURE_NO_SHELL && (f) != TERRET_SSH_FAILURE_NO_LAUNCHER && \
+   (f) != TERRET_SSH_FAILURE_NO_LIMITS)
 
 void                 terret_ssh_channel_register      (GTypeModule         *module);
 TerretShellChannel  *terret_ssh_channel_new           (void);

@@ -475,6 +475,9 @@ describe_failure (TerretSshExecutor *self,
                                 "remote-launcher to auto or none",
                                 destination, launcher != NULL ? launcher : "");
       }
+    case TERRET_SSH_FAILURE_NO_LIMITS:
+      return g_strdup_printf ("On %s: the shell could not set the limit-* settings there (a "
+                              "value above the remote's hard limit?)%s", destination, detail);
     case TERRET_SSH_FAILURE_OTHER:
     case TERRET_SSH_FAILURE_NONE:
     default:
@@ -670,6 +673,34 @@ terret_ssh_executor_set_property (GObject      *object,
     g_object_notify_by_pspec (object, pspec);
 }
 
+static char *
+terret_ssh_executor_describe_containment (TerretSessionExecutor *executor)
+{
+  TerretSshExecutor *self = TERRET_SSH_EXECUTOR (executor);
+  g_autofree char *launcher = NULL;
+  g_autofree char *how = NULL;
+
+  g_mutex_lock (&self->mutex);
+  launcher = g_strdup (self->remote_launcher);
+  g_mutex_unlock (&self->mutex);
+
+  if (launcher == NULL)
+    how = g_strdup ("under terret-launcher --supervise when the remote has it (on PATH or in "
+                    "/usr{,/local}/libexec/terret-exec-1), else in a PID namespace where the "
+                    "account may make one, else by the terminal's hangup alone");
+  else if (strcmp (launcher, "none") == 0)
+    how = g_strdup ("in a PID namespace where the account may make one, else by the "
+                    "terminal's hangup alone");
+  else
+    how = g_strdup_printf ("under %s --supervise (a session is refused where it is missing)",
+                           launcher);
+
+  return g_strdup_printf ("on the remote host, what a session starts ends with it %s; the "
+                          "remote shell's TERRET_CONTAINMENT says which held (remote-launcher). "
+                          "The limit-* settings are rlimits the remote shell sets (memory as "
+                          "address space, processes over the remote user's).", how);
+}
+
 static void
 terret_ssh_executor_class_init (TerretSshExecutorClass *klass)
 {
@@ -685,6 +716,7 @@ terret_ssh_executor_class_init (TerretSshExecutorClass *klass)
   session_class->prepare_spawn = terret_ssh_executor_prepare_spawn;
   session_class->check_available = terret_ssh_executor_check_available;
   session_class->explain_outcome = terret_ssh_executor_explain_outcome;
+  session_class->describe_containment = terret_ssh_executor_describe_containment;
 
   properties[PROP_HOST] =
     g_param_spec_string ("host", NULL,
