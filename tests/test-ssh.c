@@ -707,6 +707,38 @@ test_containment_launcher (Fixture       *fixture,
   g_assert_nonnull (strstr (error->message, "/nonexistent/terret-launcher"));
 }
 
+/* The limits hold for the remote shell, set there; the local client,
+ * which only carries bytes, has none of them. */
+static void
+test_limits (Fixture       *fixture,
+             gconstpointer  data)
+{
+  g_autoptr(TerretExecutor) executor = NULL;
+  g_autofree char *limits_path = NULL;
+  g_autofree char *limits = NULL;
+  GPid client;
+
+  SKIP_WITHOUT_SSHD (fixture);
+  executor = new_executor (fixture);
+  set_setting (executor, "limit-open-files", "50");
+  set_setting (executor, "limit-cpu", "7");
+  set_setting (executor, "limit-file-size", "2M");
+  set_setting (executor, "limit-memory", "1G");
+
+  terret_test_assert_terminal_run (executor,
+                                   "echo $(ulimit -S -n) $(ulimit -H -n) $(ulimit -S -t) "
+                                   "$(ulimit -H -t) $(ulimit -f) $(ulimit -v)",
+                                   0, "50 50 7 8 2048 1048576\n");
+  terret_test_assert_terminal_run (executor, "head -c 3000000 /dev/zero > /dev/null; echo ok", 0, "ok\n");
+
+  client = terret_executor_get_session_pid (executor, TERRET_DEFAULT_SESSION);
+  g_assert_cmpint (client, >, 0);
+  limits_path = g_strdup_printf ("/proc/%d/limits", client);
+  g_assert_true (g_file_get_contents (limits_path, &limits, NULL, NULL));
+  g_assert_null (g_regex_match_simple ("Max open files +50 ", limits, 0, 0) ? "limited" : NULL);
+  g_assert_null (g_regex_match_simple ("Max cpu time +7 ", limits, 0, 0) ? "limited" : NULL);
+}
+
 static void
 test_containment_host_killed (Fixture       *fixture,
                               gconstpointer  data)
@@ -1233,6 +1265,7 @@ main (int   argc,
   TEST ("containment/ends", test_containment);
   TEST ("containment/launcher", test_containment_launcher);
   TEST ("containment/host-killed", test_containment_host_killed);
+  TEST ("limits/remote", test_limits);
   TEST ("run/cwd-and-env", test_cwd_and_env);
   TEST ("run/timeout", test_timeout);
   TEST ("run/busy", test_busy);
