@@ -7,6 +7,9 @@
 
 #include <glib-object.h>
 
+#include "terret-request.h"
+#include "terret-spool-private.h"
+
 G_BEGIN_DECLS
 
 /* Which engine a setting's default and description are for: a session
@@ -29,6 +32,11 @@ typedef enum
   TERRET_SETTING_HANDSHAKE_TIMEOUT,
   TERRET_SETTING_INTERRUPT_GRACE,
   TERRET_SETTING_DRAIN_GRACE,
+  /* What a run keeps of its output, and the full-output file. */
+  TERRET_SETTING_CAPTURE,
+  TERRET_SETTING_KEEP_FULL_OUTPUT,
+  TERRET_SETTING_FULL_OUTPUT_DIR,
+  TERRET_SETTING_FULL_OUTPUT_MAX,
   N_TERRET_SETTINGS
 } TerretSettingId;
 
@@ -53,6 +61,11 @@ typedef struct
   double handshake_timeout;
   double interrupt_grace;
   double drain_grace;
+  /* What a run keeps of its output, and the full-output file. */
+  TerretCaptureMode capture;    /* never _DEFAULT: the engine's own */
+  gboolean keep_full_output;
+  char *full_output_dir;        /* (nullable) the default directory */
+  guint64 full_output_max;
 } TerretSettings;
 
 TerretSettings *_terret_settings_ref            (TerretSettings       *settings);
@@ -62,6 +75,12 @@ char          **_terret_settings_build_environ  (const TerretSettings *settings,
                                                  const char * const   *extra,
                                                  GError              **error);
 gsize           _terret_settings_capture_limit  (const TerretSettings *settings);
+TerretCaptureMode _terret_settings_capture_mode (const TerretSettings *settings,
+                                                 TerretRequest        *request);
+TerretSpool    *_terret_settings_open_spool     (const TerretSettings *settings,
+                                                 TerretRequest        *request,
+                                                 const char           *suffix,
+                                                 GError              **error);
 
 /* Where an executor keeps its current settings: swapped whole on every
  * change, so a snapshot is a reference, not a copy. */
