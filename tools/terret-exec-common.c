@@ -112,6 +112,36 @@ add_gbytes_member (JsonBuilder *builder,
 }
 
 static void
+add_stream_capture_members (JsonBuilder  *builder,
+                            TerretResult *result,
+                            TerretStream  stream,
+                            const char   *prefix)
+{
+  g_autofree char *omitted_at = g_strconcat (prefix, "omitted_at", NULL);
+  g_autofree char *full_output = g_strconcat (prefix, "full_output", NULL);
+  g_autofree char *dropped = g_strconcat (stream == TERRET_STREAM_STDOUT ? "stdout_" : prefix,
+                                          "dropped", NULL);
+  const char *path = terret_result_get_full_output (result, stream);
+
+  json_builder_set_member_name (builder, dropped);
+  json_builder_add_int_value (builder, (gint64) terret_result_get_dropped (result, stream));
+
+  json_builder_set_member_name (builder, omitted_at);
+  if (terret_result_get_dropped (result, stream) > 0)
+    json_builder_add_int_value (builder, (gint64) terret_result_get_omitted_at (result, stream));
+  else
+    json_builder_add_null_value (builder);
+
+  if (path != NULL)
+    add_bytes_member (builder, full_output, (const guint8 *) path, strlen (path));
+  else
+    {
+      json_builder_set_member_name (builder, full_output);
+      json_builder_add_null_value (builder);
+    }
+}
+
+static void
 add_result_members (JsonBuilder  *builder,
                     TerretResult *result)
 {
@@ -152,6 +182,11 @@ add_result_members (JsonBuilder  *builder,
   json_builder_add_int_value (builder,
                               (gint64)(terret_result_get_dropped (result, TERRET_STREAM_STDOUT) +
                                        terret_result_get_dropped (result, TERRET_STREAM_STDERR)));
+
+  /* Where the capture left bytes out, per stream, and the files that
+   * hold them all (keep-full-output). */
+  add_stream_capture_members (builder, result, TERRET_STREAM_STDOUT, "");
+  add_stream_capture_members (builder, result, TERRET_STREAM_STDERR, "stderr_");
 
   /* A directory name is bytes too; a non-UTF-8 one travels as base64
    * rather than being mangled into something that names no directory. */
@@ -301,4 +336,42 @@ cli_write_json_line (int        fd,
   g_string_append_c (line, '\n');
 
   return cli_write_all (fd, line->str, line->len, error);
+}
+
+/*
+ * cli_parse_capture:
+ *
+ * The capture mode a `--capture` option or a `capture` field names:
+ * `head`, `tail`, `head-tail` or `default`.
+ */
+gboolean
+cli_parse_capture (const char         *text,
+                   TerretCaptureMode  *mode,
+                   GError            **error)
+{
+  static const char * const names[] = { "default", "head", "tail", "head-tail" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (g_str_equal (text, names[i]))
+      {
+        *mode = (TerretCaptureMode) i;
+        return TRUE;
+      }
+
+  g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+               "the capture must be head, tail, head-tail or default, not “%s”", text);
+  return FALSE;
+}
+
+/*
+ * cli_take_full_output:
+ *
+ * A one-shot CLI run's full-output files outlive it: the CLI closes its
+ * sessions before it exits, and the path it prints must still name them.
+ */
+void
+cli_take_full_output (TerretResult *result)
+{
+  g_free (terret_result_steal_full_output (result, TERRET_STREAM_STDOUT));
+  g_free (terret_result_steal_full_output (result, TERRET_STREAM_STDERR));
 }

@@ -20,6 +20,10 @@ const char     *cli_error_code             (const GError        *error);
 JsonNode       *cli_response_new           (JsonNode            *id,
                                             TerretResult        *result,
                                             const GError        *error);
+gboolean        cli_parse_capture          (const char          *text,
+                                            TerretCaptureMode   *mode,
+                                            GError             **error);
+void            cli_take_full_output       (TerretResult        *result);
 int             cli_exit_code_for_result   (TerretResult        *result);
 gboolean        cli_write_all              (int                  fd,
                                             const void          *data,

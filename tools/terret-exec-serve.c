@@ -262,15 +262,28 @@ op_run (Server      *server,
         GError     **error)
 {
   g_autoptr(TerretRequest) run_request = NULL;
-  const char *command, *session, *on_timeout;
+  const char *command, *session, *on_timeout, *capture;
+  TerretCaptureMode capture_mode = TERRET_CAPTURE_MODE_DEFAULT;
+  JsonNode *keep_full_output = json_object_get_member (request, "keep_full_output");
   double timeout = 0;
   Run *run;
 
   if (!get_string (request, "command", TRUE, &command, error) ||
       !get_string (request, "session", FALSE, &session, error) ||
       !get_seconds (request, "timeout", &timeout, error) ||
-      !get_string (request, "on_timeout", FALSE, &on_timeout, error))
+      !get_string (request, "on_timeout", FALSE, &on_timeout, error) ||
+      !get_string (request, "capture", FALSE, &capture, error) ||
+      (capture != NULL && !cli_parse_capture (capture, &capture_mode, error)))
     return FALSE;
+
+  if (keep_full_output != NULL && !JSON_NODE_HOLDS_NULL (keep_full_output) &&
+      (!JSON_NODE_HOLDS_VALUE (keep_full_output) ||
+       json_node_get_value_type (keep_full_output) != G_TYPE_BOOLEAN))
+    {
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                   "“keep_full_output” must be true or false");
+      return FALSE;
+    }
 
   if (on_timeout != NULL && !g_str_equal (on_timeout, "kill") && !g_str_equal (on_timeout, "detach"))
     {
@@ -285,6 +298,9 @@ op_run (Server      *server,
   terret_request_set_timeout (run_request, timeout);
   if (on_timeout != NULL && g_str_equal (on_timeout, "detach"))
     terret_request_set_timeout_action (run_request, TERRET_TIMEOUT_ACTION_DETACH);
+  terret_request_set_capture (run_request, capture_mode);
+  if (keep_full_output != NULL && JSON_NODE_HOLDS_VALUE (keep_full_output))
+    terret_request_set_keep_full_output (run_request, json_node_get_boolean (keep_full_output));
 
   run = run_new (server, id);
   g_queue_push_tail_link (&server->runs, &run->link);
@@ -475,7 +491,8 @@ op_cancel (Server      *server,
   return FALSE;
 }
 
-static const char * const run_fields[] = { "session", "command", "timeout", "on_timeout", NULL };
+static const char * const run_fields[] = { "session", "command", "timeout", "on_timeout",
+                                            "capture", "keep_full_output", NULL };
 static const char * const input_fields[] = { "session", "data", "data_base64", NULL };
 static const char * const poll_fields[] = { "session", "wait", NULL };
 static const char * const close_fields[] = { "session", NULL };
@@ -785,12 +802,14 @@ static const char serve_summary[] =
   "request on stdout as each completes; runs in different sessions run\n"
   "concurrently. A request is an object:\n"
   "  {\"id\": ANY, \"op\": \"run\", \"session\": \"default\", \"command\": \"ls\", \"timeout\": 2.5}\n"
-  "Ops: run (default; on_timeout: kill or detach), close (session), close-all,\n"
+  "Ops: run (default; on_timeout: kill or detach; capture: head, tail or\n"
+  "head-tail; keep_full_output: true), close (session), close-all,\n"
   "cancel (target: a run's or poll's id), input (session, data or data_base64),\n"
   "interrupt (session), poll (session, wait: seconds).\n"
   "A response carries the id, ok, and for a run status, signal, stdout or\n"
   "stdout_base64, stderr or stderr_base64, notice, timed_out, running, dropped,\n"
-  "cwd;\n"
+  "stdout_dropped, omitted_at, full_output, stderr_dropped, stderr_omitted_at,\n"
+  "stderr_full_output, cwd;\n"
   "when ok is false, error {code, message}.\n"
   "At the end of input the server lets runs in flight finish, closes every\n"
   "session and exits 0.";
