@@ -20,6 +20,7 @@
  * before they are written, so the spool costs about one write per this
  * many bytes rather than one per read. */
 #define SPOOL_BUFFER (64 * 1024)
+#define SPOOL_DIRECT (4 * 1024)
 
 enum
 {
@@ -80,16 +81,19 @@ ensure_private_dir (const char  *dir,
  * _terret_spool_default_dir:
  *
  * Where spools go when the full-output-dir setting is unset:
- * `$XDG_RUNTIME_DIR/terret-exec` (a tmpfs of the user's own), or without
- * one, `terret-exec-UID` in the temporary directory.
+ * `terret-exec` in the user's runtime directory ($XDG_RUNTIME_DIR, a tmpfs
+ * of the user's own), or without one, `terret-exec-UID` in the temporary
+ * directory.
  */
 char *
 _terret_spool_default_dir (void)
 {
-  const char *runtime = g_getenv ("XDG_RUNTIME_DIR");
+  /* GLib's runtime directory is $XDG_RUNTIME_DIR (or a test's isolated
+   * one); without either it falls back to the cache directory, which is
+   * no tmpfs and outlives the session, so that case goes to /tmp. */
+  const char *runtime = g_get_user_runtime_dir ();
 
-  if (runtime != NULL && *runtime != '\0' && g_path_is_absolute (runtime) &&
-      g_file_test (runtime, G_FILE_TEST_IS_DIR))
+  if (runtime != NULL && *runtime != '\0' && g_strcmp0 (runtime, g_get_user_cache_dir ()) != 0)
     return g_build_filename (runtime, "terret-exec", NULL);
 
   {
@@ -212,9 +216,11 @@ _terret_spool_write (TerretSpool  *spool,
   take = (gsize) MIN ((guint64) len, room);
   spool->written += take;
 
-  if (spool->buffered + take > SPOOL_BUFFER)
+  /* A read of some size goes out as it is: copying it into the buffer
+   * first would cost more than the write it saves. */
+  if (spool->buffered + take > SPOOL_BUFFER || take >= SPOOL_DIRECT)
     _terret_spool_flush (spool);
-  if (take >= SPOOL_BUFFER)
+  if (take >= SPOOL_DIRECT)
     {
       spool_write_out (spool, data, take);
       return;
