@@ -574,6 +574,15 @@ bench_row_set_target_ratio (BenchRow *row,
 }
 
 void
+bench_row_set_target_min_ratio (BenchRow *row,
+                                double    min_ratio)
+{
+  g_free (row->target);
+  row->target = g_strdup_printf (">= %.2fx", min_ratio);
+  row->pass = !isnan (row->ratio) && row->ratio >= min_ratio;
+}
+
+void
 bench_row_set_target_max (BenchRow *row,
                           double    max_value)
 {

@@ -99,6 +99,8 @@ void          bench_row_set_baseline     (BenchRow     *row,
                                           double        baseline_value);
 void          bench_row_set_target_ratio (BenchRow     *row,
                                           double        max_ratio);
+void          bench_row_set_target_min_ratio (BenchRow *row,
+                                          double    min_ratio);
 void          bench_row_set_target_max   (BenchRow     *row,
                                           double        max_value);
 int           bench_report_finish        (BenchReport  *report);

@@ -32,6 +32,8 @@ typedef enum {
   SUBJECT_ONESHOT_CAPPED,
   SUBJECT_PTY,
   SUBJECT_PTY_CAPPED,
+  SUBJECT_ONESHOT_SPOOL,
+  SUBJECT_PTY_SPOOL,
   N_SUBJECTS
 } Subject;
 
@@ -42,6 +44,8 @@ static const char *subject_names[N_SUBJECTS] = {
   "oneshot (default cap)",
   "pty (cap above size)",
   "pty (default cap)",
+  "oneshot (default cap, full output spooled)",
+  "pty (default cap, full output spooled)",
 };
 
 typedef struct
@@ -53,6 +57,8 @@ typedef struct
   TerretExecutor *oneshot_capped;
   TerretExecutor *pty;
   TerretExecutor *pty_capped;
+  TerretExecutor *oneshot_spool;
+  TerretExecutor *pty_spool;
 } Fixture;
 
 /* What `cat >/dev/null` does, in process: read in cat's 128 KiB chunks
@@ -153,6 +159,10 @@ run_subject (Fixture *fixture,
       return backend_run (fixture->pty, fixture->command, subject_names[subject]);
     case SUBJECT_PTY_CAPPED:
       return backend_run (fixture->pty_capped, fixture->command, subject_names[subject]);
+    case SUBJECT_ONESHOT_SPOOL:
+      return backend_run (fixture->oneshot_spool, fixture->command, subject_names[subject]);
+    case SUBJECT_PTY_SPOOL:
+      return backend_run (fixture->pty_spool, fixture->command, subject_names[subject]);
     case N_SUBJECTS:
     default:
       g_assert_not_reached ();
@@ -181,6 +191,12 @@ main (int    argc,
   fixture.oneshot_capped = bench_executor_new ("oneshot");
   fixture.pty = bench_executor_new ("pty");
   fixture.pty_capped = bench_executor_new ("pty");
+  fixture.oneshot_spool = bench_executor_new ("oneshot");
+  fixture.pty_spool = bench_executor_new ("pty");
+  /* The spool rows keep every byte in a file (under $XDG_RUNTIME_DIR, or
+   * the temporary directory), bounded above the output's size. */
+  g_object_set (fixture.oneshot_spool, "keep-full-output", TRUE, "full-output-max", above, NULL);
+  g_object_set (fixture.pty_spool, "keep-full-output", TRUE, "full-output-max", above, NULL);
   g_object_set (fixture.oneshot, "max-output", above, NULL);
   g_object_set (fixture.pty, "max-output", above, NULL);
 
@@ -190,6 +206,7 @@ main (int    argc,
   /* The persistent shells are started before anything is timed. */
   backend_run (fixture.pty, "true", "pty");
   backend_run (fixture.pty_capped, "true", "pty");
+  backend_run (fixture.pty_spool, "true", "pty");
 
   for (int r = 0; r < opt_reps; r++)
     for (int s = 0; s < N_SUBJECTS; s++)
@@ -219,6 +236,18 @@ main (int    argc,
       BenchRow *row;
 
       bench_stats (samples[s], &stats[s]);
+      if (s == SUBJECT_ONESHOT_SPOOL || s == SUBJECT_PTY_SPOOL)
+        {
+          /* Spool on against spool off, the same backend and cap in the
+           * same run: throughput over throughput, at least 0.8. */
+          Subject off = s == SUBJECT_PTY_SPOOL ? SUBJECT_PTY_CAPPED : SUBJECT_ONESHOT_CAPPED;
+
+          row = bench_report_add (report, "throughput median (ratio=spool on/off)",
+                                  subject_names[s], stats[s].median, "MB/s");
+          bench_row_set_baseline (row, subject_names[off], stats[off].median);
+          bench_row_set_target_min_ratio (row, 0.8);
+          continue;
+        }
       row = bench_report_add (report, "throughput median", subject_names[s],
                               stats[s].median, "MB/s");
       if (base != N_SUBJECTS)
@@ -235,6 +264,10 @@ main (int    argc,
 
   terret_executor_close_all (fixture.pty);
   terret_executor_close_all (fixture.pty_capped);
+  terret_executor_close_all (fixture.pty_spool);
+  terret_executor_close_all (fixture.oneshot_spool);
+  g_object_unref (fixture.oneshot_spool);
+  g_object_unref (fixture.pty_spool);
   g_object_unref (fixture.oneshot);
   g_object_unref (fixture.oneshot_capped);
   g_object_unref (fixture.pty);

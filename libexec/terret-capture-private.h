@@ -7,6 +7,8 @@
 
 #include <glib-object.h>
 
+#include "terret-types.h"
+
 G_BEGIN_DECLS
 
 gsize terret_utf8_whole_prefix (const guint8 *data,
@@ -93,5 +95,53 @@ GBytes             *terret_tail_capture_finish        (TerretTailCapture  *self,
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TerretHeadCapture, terret_head_capture_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TerretTailCapture, terret_tail_capture_free)
+
+/*
+ * TerretHeadTailCapture:
+ *
+ * Keeps the first and the last bytes of a stream: up to a limit, every
+ * byte; past it, the first half of the limit and a ring of the last
+ * half, which a finish cuts at line boundaries near the cuts. It never
+ * holds more than the limit plus four bytes of context.
+ */
+typedef struct _TerretHeadTailCapture TerretHeadTailCapture;
+
+TerretHeadTailCapture *terret_head_tail_capture_new      (gsize                   limit);
+void                   terret_head_tail_capture_free     (TerretHeadTailCapture  *self);
+void                   terret_head_tail_capture_append   (TerretHeadTailCapture  *self,
+                                                          const guint8           *data,
+                                                          gsize                   len);
+guint64                terret_head_tail_capture_get_seen (TerretHeadTailCapture  *self);
+gsize                  terret_head_tail_capture_get_size (TerretHeadTailCapture  *self);
+GBytes                *terret_head_tail_capture_finish   (TerretHeadTailCapture  *self,
+                                                          guint64                *dropped,
+                                                          gsize                  *cut_offset);
+
+/*
+ * TerretStreamCapture:
+ *
+ * One stream's capture under a capture mode: the head, tail or head-tail
+ * capture behind one set of calls, so an engine says once which bytes it
+ * keeps. A stream's end as read is kept as read (`finish`); `partial`
+ * also backs a head off to a whole character, where the head capture's
+ * stop is a cut it made.
+ */
+typedef struct _TerretStreamCapture TerretStreamCapture;
+
+TerretStreamCapture *terret_stream_capture_new      (TerretCaptureMode     mode,
+                                                     gsize                 limit);
+void                 terret_stream_capture_free     (TerretStreamCapture  *self);
+TerretCaptureMode    terret_stream_capture_get_mode (TerretStreamCapture  *self);
+void                 terret_stream_capture_append   (TerretStreamCapture  *self,
+                                                     const guint8         *data,
+                                                     gsize                 len);
+guint64              terret_stream_capture_get_seen (TerretStreamCapture  *self);
+GBytes              *terret_stream_capture_finish   (TerretStreamCapture  *self,
+                                                     gboolean              partial,
+                                                     guint64              *dropped,
+                                                     gsize                *cut_offset);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TerretHeadTailCapture, terret_head_tail_capture_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TerretStreamCapture, terret_stream_capture_free)
 
 G_END_DECLS

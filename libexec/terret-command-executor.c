@@ -70,6 +70,10 @@ typedef struct
    * close_all() find them. A plain array: one-shot runs are few at a time
    * and a close scans them once. */
   GPtrArray *runs;              /* (owned) (element-type CommandRun) unowned runs */
+
+  /* Full-output files by session key, removed when the key is closed,
+   * but for those a caller took. */
+  GHashTable *spools;           /* (owned) (element-type utf8 GPtrArray<TerretSpool>) */
 } TerretCommandExecutorPrivate;
 
 static void executor_iface_init (TerretExecutorInterface *iface);
@@ -93,6 +97,10 @@ static const TerretSettingId command_settings[] = {
   TERRET_SETTING_LIMIT_CPU,
   TERRET_SETTING_LIMIT_FILE_SIZE,
   TERRET_SETTING_LIMIT_OPEN_FILES,
+  TERRET_SETTING_CAPTURE,
+  TERRET_SETTING_KEEP_FULL_OUTPUT,
+  TERRET_SETTING_FULL_OUTPUT_DIR,
+  TERRET_SETTING_FULL_OUTPUT_MAX,
 };
 
 /* --- Runs ----------------------------------------------------------------- */
@@ -303,6 +311,10 @@ terret_command_executor_run_async (TerretExecutor      *executor,
   run = _terret_command_run_new (self, g_object_ref (task), request, settings, timeout);
   if (!_terret_command_run_spawn (run, priv->supervisor, cancellable, &error))
     {
+      /* Nothing ran: nothing to keep. */
+      for (guint i = 0; i < G_N_ELEMENTS (run->streams); i++)
+        if (run->streams[i].spool != NULL)
+          _terret_spool_remove (run->streams[i].spool);
       _terret_command_run_free (run);
       g_task_return_error (task, g_steal_pointer (&error));
       return;
@@ -355,11 +367,46 @@ terret_command_executor_close_session (TerretExecutor *executor,
         _terret_command_run_stop (run, RUN_END_CLOSED);
     }
 
-  /* A closed key starts afresh: an end nobody polled goes too. */
+  /* A closed key starts afresh: an end nobody polled goes too, and so do
+   * its full-output files. */
   if (session == NULL)
-    g_hash_table_remove_all (priv->parked);
+    {
+      g_hash_table_remove_all (priv->parked);
+      g_hash_table_remove_all (priv->spools);
+    }
   else
-    g_hash_table_remove (priv->parked, session);
+    {
+      g_hash_table_remove (priv->parked, session);
+      g_hash_table_remove (priv->spools, session);
+    }
+}
+
+/* Removes the files of a closed key, but for those a caller took. */
+static void
+spools_remove (gpointer data)
+{
+  GPtrArray *spools = data;
+
+  for (guint i = 0; i < spools->len; i++)
+    _terret_spool_remove (g_ptr_array_index (spools, i));
+  g_ptr_array_unref (spools);
+}
+
+/* A run's full-output file, kept until its session key is closed. */
+void
+_terret_command_executor_keep_spool (TerretCommandExecutor *self,
+                                     const char            *session,
+                                     TerretSpool           *spool)
+{
+  TerretCommandExecutorPrivate *priv = terret_command_executor_get_instance_private (self);
+  GPtrArray *spools = g_hash_table_lookup (priv->spools, session);
+
+  if (spools == NULL)
+    {
+      spools = g_ptr_array_new_with_free_func ((GDestroyNotify) _terret_spool_unref);
+      g_hash_table_insert (priv->spools, g_strdup (session), spools);
+    }
+  g_ptr_array_add (spools, _terret_spool_ref (spool));
 }
 
 static void
@@ -537,6 +584,8 @@ terret_command_executor_dispose (GObject *object)
    * detached command nobody polls does not, and is ended here. */
   if (priv->runs != NULL)
     terret_command_executor_close_all (TERRET_EXECUTOR (self));
+  if (priv->spools != NULL)
+    g_hash_table_remove_all (priv->spools);
 
   G_OBJECT_CLASS (terret_command_executor_parent_class)->dispose (object);
 }
@@ -551,6 +600,7 @@ terret_command_executor_finalize (GObject *object)
 
   g_clear_pointer (&priv->runs, g_ptr_array_unref);
   g_clear_pointer (&priv->parked, g_hash_table_unref);
+  g_clear_pointer (&priv->spools, g_hash_table_unref);
   g_clear_pointer (&priv->supervisor, _terret_supervisor_unref);
   _terret_settings_store_clear (&priv->settings);
 
@@ -652,6 +702,46 @@ terret_command_executor_class_init (TerretCommandExecutorClass *klass)
    *
    * Since: 0.2
    */
+  /**
+   * TerretCommandExecutor:capture:
+   *
+   * Which bytes of each stream past
+   * [property@Terret.CommandExecutor:max-output] are kept: the tail (the
+   * default), the head, or the first and last halves
+   * (%TERRET_CAPTURE_MODE_HEAD_TAIL); a request may choose its own with
+   * [method@Terret.Request.set_capture]. Setting
+   * %TERRET_CAPTURE_MODE_DEFAULT restores the tail.
+   *
+   * Since: 0.2
+   */
+  /**
+   * TerretCommandExecutor:keep-full-output:
+   *
+   * Whether every run writes every byte of its output to a file, named by
+   * [method@Terret.Result.get_full_output] and removed when the session
+   * closes unless the caller takes it
+   * ([method@Terret.Result.steal_full_output]).
+   *
+   * Since: 0.2
+   */
+  /**
+   * TerretCommandExecutor:full-output-dir:
+   *
+   * The directory of full-output files, created 0700 when missing; %NULL
+   * for `terret-exec` under `$XDG_RUNTIME_DIR`, or without one,
+   * `terret-exec-UID` in the temporary directory, which must be this
+   * user's alone.
+   *
+   * Since: 0.2
+   */
+  /**
+   * TerretCommandExecutor:full-output-max:
+   *
+   * Bytes a full-output file holds at most (1 GiB by default); past it the
+   * output is counted and the notice says how much the file lacks.
+   *
+   * Since: 0.2
+   */
   _terret_settings_install (object_class, TERRET_ENGINE_COMMAND, command_settings,
                             G_N_ELEMENTS (command_settings));
 }
@@ -664,4 +754,5 @@ terret_command_executor_init (TerretCommandExecutor *self)
   _terret_settings_store_init (&priv->settings, TERRET_ENGINE_COMMAND);
   priv->runs = g_ptr_array_new ();
   priv->parked = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  priv->spools = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, spools_remove);
 }

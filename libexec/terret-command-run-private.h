@@ -11,6 +11,7 @@
 #include "terret-command-executor.h"
 #include "terret-common-settings-private.h"
 #include "terret-detach-private.h"
+#include "terret-spool-private.h"
 #include "terret-supervisor-private.h"
 #include "terret-timers-private.h"
 
@@ -43,9 +44,11 @@ typedef struct
   TerretStream stream;
   int fd;                       /* -1 once closed */
   GSource *source;              /* (owned) (nullable) */
-  TerretTailCapture *capture;   /* (owned) */
+  TerretStreamCapture *capture; /* (owned) */
   GByteArray *line;             /* (owned) (nullable) partial line, when framing */
   gsize carry;                  /* bytes of the capture carried over from the last stretch */
+  guint64 offset;               /* the stream offset of the capture's first byte */
+  TerretSpool *spool;           /* (owned) (nullable) every byte of the stream */
 } RunStream;
 
 struct _CommandRun
@@ -67,6 +70,7 @@ struct _CommandRun
   double timeout;
   TerretTimeoutAction timeout_action;
   gsize window;
+  TerretCaptureMode capture_mode;
   int wait_status;
   RunEnd end;
   guint exited : 1;                 /* the shell ended */
@@ -103,5 +107,8 @@ gboolean    _terret_command_run_in_session (CommandRun         *run,
 void        _terret_command_executor_run_ended (TerretCommandExecutor *self,
                                                 CommandRun            *run,
                                                 TerretResult          *parked);
+void        _terret_command_executor_keep_spool (TerretCommandExecutor *self,
+                                                 const char            *session,
+                                                 TerretSpool           *spool);
 
 G_END_DECLS

@@ -25,7 +25,7 @@
 #include "terret-error.h"
 #include "terret-launcher-private.h"
 #include "terret-process-private.h"
-#include "terret-result.h"
+#include "terret-result-private.h"
 #include "terret-util-private.h"
 
 /* Bytes taken from a pipe per dispatch. One read per dispatch, not a read
@@ -111,7 +111,9 @@ stream_take (RunStream    *rs,
              const guint8 *data,
              gsize         len)
 {
-  terret_tail_capture_append (rs->capture, data, len);
+  terret_stream_capture_append (rs->capture, data, len);
+  if (rs->spool != NULL)
+    _terret_spool_write (rs->spool, data, len);
 
   /* Output after a cancellation is reported to nobody: the caller already
    * asked to stop hearing about this run. */
@@ -222,16 +224,15 @@ static void run_on_timer (gpointer owner,
                           guint    which);
 static const TerretDetachFuncs detach_funcs;
 
-static TerretTailCapture *
+static TerretStreamCapture *
 run_new_capture (CommandRun *run)
 {
-  /* The overshoot a quarter of the window, and at most the default: each
-   * eviction then moves at most the window after at least a quarter of it
-   * arrived (amortized-linear), and a small max-output keeps a small peak
-   * (window + overshoot) instead of a fixed 256 KiB of slack. */
-  return terret_tail_capture_new (run->window,
-                                  CLAMP (run->window / 4, 4096,
-                                         TERRET_TAIL_CAPTURE_DEFAULT_OVERSHOOT));
+  /* A tail's overshoot is a quarter of the window, and at most the
+   * default: each eviction then moves at most the window after at least a
+   * quarter of it arrived (amortized-linear), and a small max-output keeps
+   * a small peak (window + overshoot) instead of a fixed 256 KiB of
+   * slack. */
+  return terret_stream_capture_new (run->capture_mode, run->window);
 }
 
 CommandRun *
@@ -254,6 +255,7 @@ _terret_command_run_new (TerretCommandExecutor *executor,
   run->notices = g_string_new (NULL);
   run->buffer = g_malloc (READ_CHUNK);
   run->window = _terret_settings_capture_limit (settings);
+  run->capture_mode = _terret_settings_capture_mode (settings, request);
   _terret_timers_init (&run->timers, run_on_timer, run, "[terret] command deadlines");
   _terret_detach_init (&run->detach, &detach_funcs, run, &run->timers, COMMAND_TIMER_POLL);
 
@@ -289,7 +291,8 @@ _terret_command_run_free (CommandRun *run)
       _terret_clear_source (&rs->source);
       if (rs->fd >= 0)
         g_close (rs->fd, NULL);
-      g_clear_pointer (&rs->capture, terret_tail_capture_free);
+      g_clear_pointer (&rs->capture, terret_stream_capture_free);
+      g_clear_pointer (&rs->spool, _terret_spool_unref);
       if (rs->line != NULL)
         g_byte_array_unref (rs->line);
     }
@@ -435,12 +438,22 @@ static void
 add_dropped_notice (TerretResult *result,
                     TerretStream  stream,
                     gsize         kept,
+                    gsize         cut,
                     guint64       dropped)
 {
   g_autofree char *notice = NULL;
 
-  notice = g_strdup_printf ("%s: kept the last %" G_GSIZE_FORMAT " bytes and dropped %"
-                            G_GUINT64_FORMAT " earlier ones.", stream_name (stream), kept, dropped);
+  if (cut == 0)
+    notice = g_strdup_printf ("%s: kept the last %" G_GSIZE_FORMAT " bytes and dropped %"
+                              G_GUINT64_FORMAT " earlier ones.", stream_name (stream), kept,
+                              dropped);
+  else if (cut == kept)
+    notice = g_strdup_printf ("%s: kept the first %" G_GSIZE_FORMAT " bytes and dropped %"
+                              G_GUINT64_FORMAT " more.", stream_name (stream), kept, dropped);
+  else
+    notice = g_strdup_printf ("%s: kept the first %" G_GSIZE_FORMAT " and the last %"
+                              G_GSIZE_FORMAT " bytes and dropped the %" G_GUINT64_FORMAT
+                              " between them.", stream_name (stream), cut, kept - cut, dropped);
   terret_result_add_notice (result, notice);
 }
 
@@ -467,14 +480,18 @@ run_take_stretch_final (CommandRun *run,
       g_autoptr(GBytes) bytes = NULL;
       g_autoptr(GBytes) kept = NULL;
       guint64 dropped = 0;
+      guint64 seen = terret_stream_capture_get_seen (rs->capture);
       gsize len = 0;
+      gsize cut = 0;
       const guint8 *data;
       gsize whole;
 
-      bytes = terret_tail_capture_finish (rs->capture, &dropped);
-      g_clear_pointer (&rs->capture, terret_tail_capture_free);
+      bytes = terret_stream_capture_finish (rs->capture, FALSE, &dropped, &cut);
+      g_clear_pointer (&rs->capture, terret_stream_capture_free);
       data = g_bytes_get_data (bytes, &len);
-      whole = final ? len : terret_utf8_whole_prefix (data, len);
+      /* The kept bytes end where the stretch does, unless a head dropped
+       * its end (a head already ends on a whole character). */
+      whole = final || (dropped > 0 && cut == len) ? len : terret_utf8_whole_prefix (data, len);
       kept = whole == len ? g_bytes_ref (bytes) : g_bytes_new_from_bytes (bytes, 0, whole);
 
       if (rs->stream == TERRET_STREAM_STDOUT)
@@ -482,16 +499,35 @@ run_take_stretch_final (CommandRun *run,
       else
         terret_result_set_stderr (result, kept);
 
-      /* The tail is kept, so the omitted bytes sit before all of it. */
-      terret_result_set_dropped (result, rs->stream, dropped, 0);
       if (dropped > 0)
-        add_dropped_notice (result, rs->stream, whole, dropped);
+        {
+          terret_result_set_dropped (result, rs->stream, dropped, cut);
+          terret_result_set_omitted_at (result, rs->stream, rs->offset + cut);
+          add_dropped_notice (result, rs->stream, whole, cut, dropped);
+        }
+
+      if (rs->spool != NULL)
+        {
+          if (final)
+            {
+              g_autofree char *lacks = NULL;
+
+              _terret_spool_close (rs->spool);
+              lacks = _terret_spool_describe (rs->spool, stream_name (rs->stream));
+              if (lacks != NULL)
+                terret_result_add_notice (result, lacks);
+            }
+          else
+            _terret_spool_flush (rs->spool);
+          _terret_result_set_spool (result, rs->stream, rs->spool);
+        }
 
       if (!final)
         {
           rs->capture = run_new_capture (run);
           rs->carry = len - whole;
-          terret_tail_capture_append (rs->capture, data + whole, rs->carry);
+          rs->offset += seen - rs->carry;
+          terret_stream_capture_append (rs->capture, data + whole, rs->carry);
         }
     }
 
@@ -712,7 +748,7 @@ run_has_news (gpointer data)
   CommandRun *run = data;
 
   for (guint i = 0; i < G_N_ELEMENTS (run->streams); i++)
-    if (terret_tail_capture_get_seen (run->streams[i].capture) > run->streams[i].carry)
+    if (terret_stream_capture_get_seen (run->streams[i].capture) > run->streams[i].carry)
       return TRUE;
 
   return run->notices->len > 0;
@@ -821,6 +857,23 @@ _terret_command_run_spawn (CommandRun        *run,
       g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
                    "The working directory “%s” is not a directory", cwd);
       return FALSE;
+    }
+
+  /* The full-output files, one per stream, before anything runs. */
+  for (guint i = 0; i < G_N_ELEMENTS (run->streams); i++)
+    {
+      GError *local_error = NULL;
+
+      run->streams[i].spool = _terret_settings_open_spool (run->settings, run->request,
+                                                           i == 0 ? ".stdout" : ".stderr",
+                                                           &local_error);
+      if (local_error != NULL)
+        {
+          g_propagate_error (error, local_error);
+          return FALSE;
+        }
+      if (run->streams[i].spool != NULL)
+        _terret_command_executor_keep_spool (run->executor, run->session, run->streams[i].spool);
     }
 
   envp = _terret_settings_build_environ (run->settings, NULL, terret_request_get_env (run->request),

@@ -9,6 +9,8 @@
 
 #include "terret-launcher.h"
 #include "terret-types.h"
+#include "terret-request.h"
+#include "terret-spool-private.h"
 
 G_BEGIN_DECLS
 
@@ -38,6 +40,11 @@ typedef enum
   TERRET_SETTING_LIMIT_CPU,
   TERRET_SETTING_LIMIT_FILE_SIZE,
   TERRET_SETTING_LIMIT_OPEN_FILES,
+  /* What a run keeps of its output, and the full-output file. */
+  TERRET_SETTING_CAPTURE,
+  TERRET_SETTING_KEEP_FULL_OUTPUT,
+  TERRET_SETTING_FULL_OUTPUT_DIR,
+  TERRET_SETTING_FULL_OUTPUT_MAX,
   N_TERRET_SETTINGS
 } TerretSettingId;
 
@@ -65,6 +72,11 @@ typedef struct
   double interrupt_grace;
   double drain_grace;
   guint64 limits[TERRET_N_LIMITS]; /* by TerretLimits bit number; 0: none */
+  /* What a run keeps of its output, and the full-output file. */
+  TerretCaptureMode capture;    /* never _DEFAULT: the engine's own */
+  gboolean keep_full_output;
+  char *full_output_dir;        /* (nullable) the default directory */
+  guint64 full_output_max;
 } TerretSettings;
 
 TerretSettings *_terret_settings_ref            (TerretSettings       *settings);
@@ -80,6 +92,12 @@ TerretLimits    _terret_settings_limits_from_status (const TerretSettings *setti
                                                      int                   wait_status);
 char           *_terret_settings_describe_limits_hit (const TerretSettings *settings,
                                                       TerretLimits          hit);
+TerretCaptureMode _terret_settings_capture_mode (const TerretSettings *settings,
+                                                 TerretRequest        *request);
+TerretSpool    *_terret_settings_open_spool     (const TerretSettings *settings,
+                                                 TerretRequest        *request,
+                                                 const char           *suffix,
+                                                 GError              **error);
 
 /* Where an executor keeps its current settings: swapped whole on every
  * change, so a snapshot is a reference, not a copy. */

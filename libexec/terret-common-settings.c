@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 
 #include "terret-common-settings-private.h"
+#include "terret-enum-types.h"
 #include "terret-error.h"
 
 #define DEFAULT_SESSION_MAX_OUTPUT (G_GUINT64_CONSTANT (1) << 20)
@@ -33,12 +34,27 @@ static const char * const session_environ[] = {
   NULL
 };
 
+static gboolean    is_capture_setting (TerretSettingId       id);
+static GParamSpec *capture_param_spec (TerretSettingId       id,
+                                       TerretEngine          engine,
+                                       GParamFlags           flags);
+static void        capture_defaults   (TerretSettings       *settings);
+static void        capture_get        (const TerretSettings *settings,
+                                       TerretSettingId       id,
+                                       GValue               *value);
+static gboolean    capture_set        (TerretSettings       *settings,
+                                       TerretSettingId       id,
+                                       const GValue         *value);
+
 static GParamSpec *
 new_param_spec (TerretSettingId id,
                 TerretEngine    engine)
 {
   const GParamFlags flags = (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   gboolean session = engine == TERRET_ENGINE_SESSION;
+
+  if (is_capture_setting (id))
+    return capture_param_spec (id, engine, flags);
 
   switch (id)
     {
@@ -54,9 +70,10 @@ new_param_spec (TerretSettingId id,
       return g_param_spec_uint64 ("max-output", NULL,
                                   session
                                   ? "Bytes of a run's output kept; past it the first bytes are kept "
-                                    "and the rest counted and dropped"
-                                  : "Bytes kept of the end of each of stdout and stderr (up to a "
-                                    "quarter more is held before older lines are dropped and counted)",
+                                    "(or what capture says) and the rest counted and dropped"
+                                  : "Bytes kept of the end of each of stdout and stderr (or what "
+                                    "capture says; up to a quarter more is held before older lines "
+                                    "are dropped and counted)",
                                   0, G_MAXUINT64,
                                   session ? DEFAULT_SESSION_MAX_OUTPUT : DEFAULT_COMMAND_MAX_OUTPUT,
                                   flags);
@@ -168,6 +185,7 @@ settings_new_defaults (TerretEngine engine)
   settings->handshake_timeout = DEFAULT_HANDSHAKE_TIMEOUT;
   settings->interrupt_grace = DEFAULT_INTERRUPT_GRACE;
   settings->drain_grace = DEFAULT_DRAIN_GRACE;
+  capture_defaults (settings);
   return settings;
 }
 
@@ -180,6 +198,7 @@ settings_copy (const TerretSettings *other)
   settings->cwd = g_strdup (other->cwd);
   settings->env = g_strdupv (other->env);
   settings->shell = g_strdup (other->shell);
+  settings->full_output_dir = g_strdup (other->full_output_dir);
   return settings;
 }
 
@@ -199,6 +218,7 @@ _terret_settings_unref (TerretSettings *settings)
   g_free (settings->cwd);
   g_strfreev (settings->env);
   g_free (settings->shell);
+  g_free (settings->full_output_dir);
   g_free (settings);
 }
 
@@ -390,6 +410,12 @@ _terret_settings_store_get (TerretSettingsStore *store,
 {
   g_autoptr(TerretSettings) s = _terret_settings_store_snapshot (store);
 
+  if (is_capture_setting ((TerretSettingId)(prop_id - 1)))
+    {
+      capture_get (s, (TerretSettingId)(prop_id - 1), value);
+      return;
+    }
+
   switch ((TerretSettingId)(prop_id - 1))
     {
     case TERRET_SETTING_TIMEOUT:
@@ -467,7 +493,9 @@ _terret_settings_store_set (TerretSettingsStore *store,
 
   g_mutex_lock (&store->mutex);
   s = settings_copy (store->current);
-  switch ((TerretSettingId)(prop_id - 1))
+  if (is_capture_setting ((TerretSettingId)(prop_id - 1)))
+    changed = capture_set (s, (TerretSettingId)(prop_id - 1), value);
+  else switch ((TerretSettingId)(prop_id - 1))
     {
     case TERRET_SETTING_TIMEOUT:
       changed = set_double (&s->timeout, g_value_get_double (value));
@@ -536,4 +564,178 @@ _terret_settings_store_set (TerretSettingsStore *store,
   g_mutex_unlock (&store->mutex);
 
   return changed;
+}
+
+/* --- What a run keeps of its output ------------------------------------ */
+
+/* The capture settings: which bytes a run keeps past max-output, and the
+ * file that keeps them all. Kept together here, apart from the rest. */
+
+#define DEFAULT_FULL_OUTPUT_MAX (G_GUINT64_CONSTANT (1) << 30)
+
+static TerretCaptureMode
+engine_capture (TerretEngine engine)
+{
+  return engine == TERRET_ENGINE_SESSION ? TERRET_CAPTURE_MODE_HEAD : TERRET_CAPTURE_MODE_TAIL;
+}
+
+static gboolean
+is_capture_setting (TerretSettingId id)
+{
+  switch (id)
+    {
+    case TERRET_SETTING_CAPTURE:
+    case TERRET_SETTING_KEEP_FULL_OUTPUT:
+    case TERRET_SETTING_FULL_OUTPUT_DIR:
+    case TERRET_SETTING_FULL_OUTPUT_MAX:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+static GParamSpec *
+capture_param_spec (TerretSettingId id,
+                    TerretEngine    engine,
+                    GParamFlags     flags)
+{
+  switch (id)
+    {
+    case TERRET_SETTING_CAPTURE:
+      return g_param_spec_enum ("capture", NULL,
+                                "Which bytes of a stream past max-output are kept: head, tail, "
+                                "or head-tail (the first and last halves of max-output); default "
+                                "is the backend's own",
+                                TERRET_TYPE_CAPTURE_MODE, engine_capture (engine), flags);
+    case TERRET_SETTING_KEEP_FULL_OUTPUT:
+      return g_param_spec_boolean ("keep-full-output", NULL,
+                                   "Write every byte of each run's output to a file (0600, in "
+                                   "full-output-dir) named in the result; removed when the "
+                                   "session closes unless the caller takes it",
+                                   FALSE, flags);
+    case TERRET_SETTING_FULL_OUTPUT_DIR:
+      return g_param_spec_string ("full-output-dir", NULL,
+                                  "Directory of full-output files (unset: terret-exec under "
+                                  "$XDG_RUNTIME_DIR, else terret-exec-UID in the temporary "
+                                  "directory, created 0700)",
+                                  NULL, flags);
+    case TERRET_SETTING_FULL_OUTPUT_MAX:
+      return g_param_spec_uint64 ("full-output-max", NULL,
+                                  "Bytes a full-output file holds at most; past it the output is "
+                                  "counted, not written",
+                                  0, G_MAXUINT64, DEFAULT_FULL_OUTPUT_MAX, flags);
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static void
+capture_defaults (TerretSettings *settings)
+{
+  settings->capture = engine_capture (settings->engine);
+  settings->keep_full_output = FALSE;
+  settings->full_output_dir = NULL;
+  settings->full_output_max = DEFAULT_FULL_OUTPUT_MAX;
+}
+
+static void
+capture_get (const TerretSettings *s,
+             TerretSettingId       id,
+             GValue               *value)
+{
+  switch (id)
+    {
+    case TERRET_SETTING_CAPTURE:
+      g_value_set_enum (value, s->capture);
+      break;
+    case TERRET_SETTING_KEEP_FULL_OUTPUT:
+      g_value_set_boolean (value, s->keep_full_output);
+      break;
+    case TERRET_SETTING_FULL_OUTPUT_DIR:
+      g_value_set_string (value, s->full_output_dir);
+      break;
+    case TERRET_SETTING_FULL_OUTPUT_MAX:
+      g_value_set_uint64 (value, s->full_output_max);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static gboolean
+capture_set (TerretSettings  *s,
+             TerretSettingId  id,
+             const GValue    *value)
+{
+  gboolean changed = FALSE;
+
+  switch (id)
+    {
+    case TERRET_SETTING_CAPTURE:
+      {
+        /* "default" is the engine's own again. */
+        TerretCaptureMode mode = g_value_get_enum (value);
+
+        if (mode == TERRET_CAPTURE_MODE_DEFAULT)
+          mode = engine_capture (s->engine);
+        changed = s->capture != mode;
+        s->capture = mode;
+      }
+      break;
+    case TERRET_SETTING_KEEP_FULL_OUTPUT:
+      changed = s->keep_full_output != g_value_get_boolean (value);
+      s->keep_full_output = g_value_get_boolean (value);
+      break;
+    case TERRET_SETTING_FULL_OUTPUT_DIR:
+      {
+        const char *dir = g_value_get_string (value);
+
+        /* Empty is unset: the default directory. */
+        changed = set_string (&s->full_output_dir, dir != NULL && *dir != '\0' ? dir : NULL);
+      }
+      break;
+    case TERRET_SETTING_FULL_OUTPUT_MAX:
+      changed = s->full_output_max != g_value_get_uint64 (value);
+      s->full_output_max = g_value_get_uint64 (value);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+
+  return changed;
+}
+
+/*
+ * _terret_settings_capture_mode:
+ *
+ * What a run keeps of each stream past max-output: the request's mode, or
+ * where it leaves it to the executor, the capture setting.
+ */
+TerretCaptureMode
+_terret_settings_capture_mode (const TerretSettings *settings,
+                               TerretRequest        *request)
+{
+  TerretCaptureMode mode = terret_request_get_capture (request);
+
+  return mode != TERRET_CAPTURE_MODE_DEFAULT ? mode : settings->capture;
+}
+
+/*
+ * _terret_settings_open_spool:
+ *
+ * The full-output file of one stream of a run, when the request or the
+ * keep-full-output setting asks for one; NULL without an error when
+ * neither does. A file that cannot be created fails the run before
+ * anything is spawned.
+ */
+TerretSpool *
+_terret_settings_open_spool (const TerretSettings  *settings,
+                             TerretRequest         *request,
+                             const char            *suffix,
+                             GError               **error)
+{
+  if (!settings->keep_full_output && !terret_request_get_keep_full_output (request))
+    return NULL;
+
+  return _terret_spool_new (settings->full_output_dir, suffix, settings->full_output_max, error);
 }

@@ -34,6 +34,8 @@ struct _TerretRequest
   GStrv env;                 /* (owned) environ-style overlay */
   double timeout;
   TerretTimeoutAction timeout_action;
+  TerretCaptureMode capture;
+  gboolean keep_full_output;
 
   TerretProgressFunc progress_func;
   gpointer progress_data;
@@ -50,6 +52,8 @@ enum {
   PROP_TIMEOUT_ACTION,
   PROP_CWD,
   PROP_ENV,
+  PROP_CAPTURE,
+  PROP_KEEP_FULL_OUTPUT,
   N_PROPS
 };
 
@@ -97,6 +101,12 @@ terret_request_get_property (GObject    *object,
     case PROP_ENV:
       g_value_set_boxed (value, self->env);
       break;
+    case PROP_CAPTURE:
+      g_value_set_enum (value, self->capture);
+      break;
+    case PROP_KEEP_FULL_OUTPUT:
+      g_value_set_boolean (value, self->keep_full_output);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -129,6 +139,12 @@ terret_request_set_property (GObject      *object,
       break;
     case PROP_ENV:
       terret_request_set_env (self, g_value_get_boxed (value));
+      break;
+    case PROP_CAPTURE:
+      terret_request_set_capture (self, g_value_get_enum (value));
+      break;
+    case PROP_KEEP_FULL_OUTPUT:
+      terret_request_set_keep_full_output (self, g_value_get_boolean (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -218,6 +234,34 @@ terret_request_class_init (TerretRequestClass *klass)
     g_param_spec_boxed ("env", NULL, NULL,
                         G_TYPE_STRV,
                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * TerretRequest:capture:
+   *
+   * Which bytes of each stream the run keeps once its output passes the
+   * backend's `max-output`; %TERRET_CAPTURE_MODE_DEFAULT leaves it to the
+   * backend's `capture` setting.
+   *
+   * Since: 0.2
+   */
+  properties[PROP_CAPTURE] =
+    g_param_spec_enum ("capture", NULL, NULL,
+                       TERRET_TYPE_CAPTURE_MODE, TERRET_CAPTURE_MODE_DEFAULT,
+                       (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * TerretRequest:keep-full-output:
+   *
+   * Whether the run writes every byte of its output to a file, as the
+   * backend's `keep-full-output` setting does for every run; see
+   * [method@Terret.Result.get_full_output].
+   *
+   * Since: 0.2
+   */
+  properties[PROP_KEEP_FULL_OUTPUT] =
+    g_param_spec_boolean ("keep-full-output", NULL, NULL,
+                          FALSE,
+                          (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -599,4 +643,95 @@ terret_request_report_progress (TerretRequest *self,
 
   bytes = g_bytes_new (data, len);
   self->progress_func (self, stream, bytes, self->progress_data);
+}
+
+/**
+ * terret_request_get_capture:
+ * @self: a request
+ *
+ * Gets which bytes the run keeps past `max-output`.
+ *
+ * Returns: the capture mode; %TERRET_CAPTURE_MODE_DEFAULT for the
+ *   backend's setting
+ *
+ * Since: 0.2
+ */
+TerretCaptureMode
+terret_request_get_capture (TerretRequest *self)
+{
+  g_return_val_if_fail (TERRET_IS_REQUEST (self), TERRET_CAPTURE_MODE_DEFAULT);
+
+  return self->capture;
+}
+
+/**
+ * terret_request_set_capture:
+ * @self: a request
+ * @mode: which bytes to keep past `max-output`
+ *
+ * Sets which bytes of each stream the run keeps once its output passes
+ * the backend's `max-output`: the head, the tail, or both halves
+ * (%TERRET_CAPTURE_MODE_HEAD_TAIL). %TERRET_CAPTURE_MODE_DEFAULT, the
+ * default, follows the backend's `capture` setting.
+ *
+ * Since: 0.2
+ */
+void
+terret_request_set_capture (TerretRequest     *self,
+                            TerretCaptureMode  mode)
+{
+  g_return_if_fail (TERRET_IS_REQUEST (self));
+  g_return_if_fail (mode <= TERRET_CAPTURE_MODE_HEAD_TAIL);
+
+  if (self->capture != mode)
+    {
+      self->capture = mode;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CAPTURE]);
+    }
+}
+
+/**
+ * terret_request_get_keep_full_output:
+ * @self: a request
+ *
+ * Gets whether the request asks for its full output in a file.
+ *
+ * Returns: %TRUE when the request asks for it
+ *
+ * Since: 0.2
+ */
+gboolean
+terret_request_get_keep_full_output (TerretRequest *self)
+{
+  g_return_val_if_fail (TERRET_IS_REQUEST (self), FALSE);
+
+  return self->keep_full_output;
+}
+
+/**
+ * terret_request_set_keep_full_output:
+ * @self: a request
+ * @keep: whether to keep every byte of the output in a file
+ *
+ * Asks the run to write every byte of its output (each stream apart where
+ * the backend separates them) to a file, whatever `max-output` keeps in
+ * the result. The run keeps its full output when the request or the
+ * backend's `keep-full-output` setting asks for it; %FALSE here leaves
+ * it to the setting. See [method@Terret.Result.get_full_output] for
+ * where the file is and how long it stays.
+ *
+ * Since: 0.2
+ */
+void
+terret_request_set_keep_full_output (TerretRequest *self,
+                                     gboolean       keep)
+{
+  g_return_if_fail (TERRET_IS_REQUEST (self));
+
+  keep = !!keep;
+  if (self->keep_full_output != keep)
+    {
+      self->keep_full_output = keep;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_KEEP_FULL_OUTPUT]);
+    }
 }

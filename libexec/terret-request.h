@@ -71,6 +71,16 @@ TerretTimeoutAction  terret_request_get_timeout_action (TerretRequest      *self
 TERRET_AVAILABLE_IN_0_1
 void                 terret_request_set_timeout_action (TerretRequest      *self,
                                                         TerretTimeoutAction action);
+TERRET_AVAILABLE_IN_0_2
+TerretCaptureMode    terret_request_get_capture        (TerretRequest      *self);
+TERRET_AVAILABLE_IN_0_2
+void                 terret_request_set_capture        (TerretRequest      *self,
+                                                        TerretCaptureMode   mode);
+TERRET_AVAILABLE_IN_0_2
+gboolean             terret_request_get_keep_full_output (TerretRequest    *self);
+TERRET_AVAILABLE_IN_0_2
+void                 terret_request_set_keep_full_output (TerretRequest    *self,
+                                                          gboolean          keep);
 TERRET_AVAILABLE_IN_0_1
 const char          *terret_request_get_cwd            (TerretRequest      *self);
 TERRET_AVAILABLE_IN_0_1

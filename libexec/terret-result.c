@@ -7,7 +7,7 @@
 
 #include <sys/wait.h>
 
-#include "terret-result.h"
+#include "terret-result-private.h"
 
 /**
  * TerretResult:
@@ -23,7 +23,11 @@
  * capture limit some bytes are dropped, and
  * [method@Terret.Result.get_dropped] and
  * [method@Terret.Result.get_cut_offset] say how many and where, so a
- * renderer can show "… N bytes omitted …" at the right place.
+ * renderer can show "… N bytes omitted …" at the right place
+ * ([method@Terret.Result.format_omitted] writes that line), and
+ * [method@Terret.Result.get_omitted_at] says where in the stream they
+ * began. With keep-full-output, [method@Terret.Result.get_full_output]
+ * names a file that holds every byte.
  *
  * The setters are for backends, which build a result once before handing
  * it to the caller.
@@ -41,6 +45,8 @@ struct _TerretResult
   char *cwd;                    /* (owned) (nullable) */
   guint64 dropped[2];
   gsize cut_offset[2];
+  guint64 omitted_at[2];
+  TerretSpool *spool[2];        /* (owned) (nullable) */
   int exit_status;              /* -1 when none */
   int term_signal;              /* 0 when none */
   guint timed_out : 1;
@@ -59,6 +65,8 @@ terret_result_finalize (GObject *object)
   if (self->notice != NULL)
     g_string_free (g_steal_pointer (&self->notice), TRUE);
   g_clear_pointer (&self->cwd, g_free);
+  g_clear_pointer (&self->spool[0], _terret_spool_unref);
+  g_clear_pointer (&self->spool[1], _terret_spool_unref);
 
   G_OBJECT_CLASS (terret_result_parent_class)->finalize (object);
 }
@@ -299,7 +307,8 @@ terret_result_get_dropped (TerretResult *self,
  * @stream: which stream
  *
  * Where in the kept bytes of @stream the dropped bytes were: the length
- * of the kept bytes when the head was kept, 0 when the tail was.
+ * of the kept bytes when the head was kept, 0 when the tail was, the
+ * length of the kept head for %TERRET_CAPTURE_MODE_HEAD_TAIL.
  * Meaningful only when [method@Terret.Result.get_dropped] is not 0.
  *
  * Returns: a byte offset into the kept bytes
@@ -527,7 +536,11 @@ terret_result_set_running (TerretResult *self,
  * @cut_offset: where in the kept bytes they were
  *
  * For backends: records how many bytes of @stream the capture dropped
- * and where in the kept bytes they were.
+ * and where in the kept bytes they were. It also sets where they began
+ * in the stream ([method@Terret.Result.get_omitted_at]) to @cut_offset,
+ * which is exact for a result that holds the stream from its first byte;
+ * a backend whose result holds a later stretch of the stream sets it
+ * with [method@Terret.Result.set_omitted_at] afterwards.
  *
  * Since: 0.1
  */
@@ -542,6 +555,7 @@ terret_result_set_dropped (TerretResult *self,
 
   self->dropped[stream] = dropped;
   self->cut_offset[stream] = cut_offset;
+  self->omitted_at[stream] = cut_offset;
 }
 
 /**
@@ -561,4 +575,198 @@ terret_result_set_cwd (TerretResult *self,
 
   g_free (self->cwd);
   self->cwd = g_strdup (cwd);
+}
+
+/**
+ * terret_result_get_omitted_at:
+ * @self: a result
+ * @stream: which stream
+ *
+ * Gets where in @stream the omitted bytes began: the offset, counted from
+ * the run's first byte of @stream, of the first of the
+ * [method@Terret.Result.get_dropped] bytes the capture left out, which are
+ * one contiguous span. With keep-full-output it is the offset of that
+ * span in the file [method@Terret.Result.get_full_output] names. For a
+ * whole run it equals [method@Terret.Result.get_cut_offset]; for a poll
+ * of a detached command it also counts the output of earlier results.
+ * Meaningful only when [method@Terret.Result.get_dropped] is not 0.
+ *
+ * Returns: a byte offset into @stream
+ *
+ * Since: 0.2
+ */
+guint64
+terret_result_get_omitted_at (TerretResult *self,
+                              TerretStream  stream)
+{
+  g_return_val_if_fail (TERRET_IS_RESULT (self), 0);
+  g_return_val_if_fail (stream <= TERRET_STREAM_STDERR, 0);
+
+  return self->omitted_at[stream];
+}
+
+/**
+ * terret_result_set_omitted_at:
+ * @self: a result
+ * @stream: which stream
+ * @omitted_at: the stream offset of the first omitted byte
+ *
+ * For backends: sets where in @stream the omitted bytes began, after
+ * [method@Terret.Result.set_dropped] (which sets it to the cut offset).
+ *
+ * Since: 0.2
+ */
+void
+terret_result_set_omitted_at (TerretResult *self,
+                              TerretStream  stream,
+                              guint64       omitted_at)
+{
+  g_return_if_fail (TERRET_IS_RESULT (self));
+  g_return_if_fail (stream <= TERRET_STREAM_STDERR);
+
+  self->omitted_at[stream] = omitted_at;
+}
+
+static GBytes *
+result_get_stream (TerretResult *self,
+                   TerretStream  stream)
+{
+  return stream == TERRET_STREAM_STDOUT ? self->stdout_bytes : self->stderr_bytes;
+}
+
+/**
+ * terret_result_format_omitted:
+ * @self: a result
+ * @stream: which stream
+ *
+ * Formats the marker line a host shows in place of the bytes of @stream
+ * the capture left out, to be written at
+ * [method@Terret.Result.get_cut_offset] in the kept bytes, for instance
+ *
+ * ```
+ * [… 524288 bytes omitted, from byte 524288 of the output …]
+ * ```
+ *
+ * It ends with a newline, and begins with one when the kept bytes before
+ * the cut do not end a line, so the marker always stands on a line of its
+ * own; neither newline is part of the output. With keep-full-output the
+ * line also names the file that holds every byte. The output itself is
+ * never changed: a host that shows the marker splices it in.
+ *
+ * ```c
+ * g_autofree char *marker = terret_result_format_omitted (result, TERRET_STREAM_STDOUT);
+ * gsize cut = terret_result_get_cut_offset (result, TERRET_STREAM_STDOUT);
+ *
+ * fwrite (data, 1, marker != NULL ? cut : len, stdout);
+ * if (marker != NULL)
+ *   {
+ *     fputs (marker, stdout);
+ *     fwrite (data + cut, 1, len - cut, stdout);
+ *   }
+ * ```
+ *
+ * Returns: (transfer full) (nullable): the marker line, or %NULL when
+ *   nothing of @stream was left out
+ *
+ * Since: 0.2
+ */
+char *
+terret_result_format_omitted (TerretResult *self,
+                              TerretStream  stream)
+{
+  GBytes *bytes;
+  const guint8 *data;
+  gsize len = 0;
+  gsize cut;
+  const char *path;
+
+  g_return_val_if_fail (TERRET_IS_RESULT (self), NULL);
+  g_return_val_if_fail (stream <= TERRET_STREAM_STDERR, NULL);
+
+  if (self->dropped[stream] == 0)
+    return NULL;
+
+  bytes = result_get_stream (self, stream);
+  data = bytes != NULL ? g_bytes_get_data (bytes, &len) : NULL;
+  cut = MIN (self->cut_offset[stream], len);
+  path = terret_result_get_full_output (self, stream);
+
+  return g_strdup_printf ("%s[… %" G_GUINT64_FORMAT " bytes omitted, from byte %" G_GUINT64_FORMAT
+                          " of the %s%s%s …]\n",
+                          cut > 0 && data[cut - 1] != '\n' ? "\n" : "",
+                          self->dropped[stream], self->omitted_at[stream],
+                          stream == TERRET_STREAM_STDOUT ? "output" : "standard error",
+                          path != NULL ? "; all of it is in " : "", path != NULL ? path : "");
+}
+
+/**
+ * terret_result_get_full_output:
+ * @self: a result
+ * @stream: which stream
+ *
+ * Gets the file that holds every byte of @stream, when the run kept its
+ * full output (the `keep-full-output` setting, or
+ * [method@Terret.Request.set_keep_full_output]): mode 0600, in the
+ * `full-output-dir` directory, at most `full-output-max` bytes (the
+ * notice says when it holds fewer). Every result of a detached command
+ * names the same file, which grows until the command ends.
+ *
+ * The executor removes the file when its session closes
+ * ([method@Terret.Executor.close_session], [method@Terret.Executor.close_all]
+ * or the executor's disposal), unless the caller took it with
+ * [method@Terret.Result.steal_full_output].
+ *
+ * Returns: (nullable) (type filename): the file's path, or %NULL when the
+ *   run did not keep its full output (or @stream is merged)
+ *
+ * Since: 0.2
+ */
+const char *
+terret_result_get_full_output (TerretResult *self,
+                               TerretStream  stream)
+{
+  g_return_val_if_fail (TERRET_IS_RESULT (self), NULL);
+  g_return_val_if_fail (stream <= TERRET_STREAM_STDERR, NULL);
+
+  return self->spool[stream] != NULL ? _terret_spool_get_path (self->spool[stream]) : NULL;
+}
+
+/**
+ * terret_result_steal_full_output:
+ * @self: a result
+ * @stream: which stream
+ *
+ * Takes ownership of the file [method@Terret.Result.get_full_output]
+ * names: the executor no longer removes it, and the caller deletes it
+ * when it is done. The result goes on naming it.
+ *
+ * Returns: (transfer full) (nullable) (type filename): the file's path,
+ *   or %NULL when there is none, it was taken already, or it was removed
+ *   with its session
+ *
+ * Since: 0.2
+ */
+char *
+terret_result_steal_full_output (TerretResult *self,
+                                 TerretStream  stream)
+{
+  g_return_val_if_fail (TERRET_IS_RESULT (self), NULL);
+  g_return_val_if_fail (stream <= TERRET_STREAM_STDERR, NULL);
+
+  return self->spool[stream] != NULL ? _terret_spool_take (self->spool[stream]) : NULL;
+}
+
+/* For the engines: the full-output file of @stream. */
+void
+_terret_result_set_spool (TerretResult *self,
+                          TerretStream  stream,
+                          TerretSpool  *spool)
+{
+  g_return_if_fail (TERRET_IS_RESULT (self));
+  g_return_if_fail (stream <= TERRET_STREAM_STDERR);
+
+  if (spool != NULL)
+    _terret_spool_ref (spool);
+  g_clear_pointer (&self->spool[stream], _terret_spool_unref);
+  self->spool[stream] = spool;
 }

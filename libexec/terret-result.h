@@ -50,6 +50,18 @@ TERRET_AVAILABLE_IN_0_1
 const char   *terret_result_get_cwd              (TerretResult *self);
 TERRET_AVAILABLE_IN_0_2
 TerretLimits  terret_result_get_limits_hit       (TerretResult *self);
+TERRET_AVAILABLE_IN_0_2
+guint64       terret_result_get_omitted_at       (TerretResult *self,
+                                                  TerretStream  stream);
+TERRET_AVAILABLE_IN_0_2
+char         *terret_result_format_omitted       (TerretResult *self,
+                                                  TerretStream  stream);
+TERRET_AVAILABLE_IN_0_2
+const char   *terret_result_get_full_output      (TerretResult *self,
+                                                  TerretStream  stream);
+TERRET_AVAILABLE_IN_0_2
+char         *terret_result_steal_full_output    (TerretResult *self,
+                                                  TerretStream  stream);
 
 /* For backends: a result is built once, then handed to the caller. */
 TERRET_AVAILABLE_IN_0_1
@@ -84,6 +96,10 @@ void          terret_result_set_dropped          (TerretResult *self,
                                                   TerretStream  stream,
                                                   guint64       dropped,
                                                   gsize         cut_offset);
+TERRET_AVAILABLE_IN_0_2
+void          terret_result_set_omitted_at       (TerretResult *self,
+                                                  TerretStream  stream,
+                                                  guint64       omitted_at);
 TERRET_AVAILABLE_IN_0_1
 void          terret_result_set_cwd              (TerretResult *self,
                                                   const char   *cwd);

@@ -99,6 +99,10 @@ static const TerretSettingId session_settings[] = {
   TERRET_SETTING_LIMIT_CPU,
   TERRET_SETTING_LIMIT_FILE_SIZE,
   TERRET_SETTING_LIMIT_OPEN_FILES,
+  TERRET_SETTING_CAPTURE,
+  TERRET_SETTING_KEEP_FULL_OUTPUT,
+  TERRET_SETTING_FULL_OUTPUT_DIR,
+  TERRET_SETTING_FULL_OUTPUT_MAX,
 };
 
 /* --- Starting shells ------------------------------------------------------ */
@@ -682,6 +686,46 @@ terret_session_executor_class_init (TerretSessionExecutorClass *klass)
    * shell (the next run then starts a new one).
    *
    * Since: 0.1
+   */
+  /**
+   * TerretSessionExecutor:capture:
+   *
+   * Which bytes of a run's output past
+   * [property@Terret.SessionExecutor:max-output] are kept: the head (the
+   * default), the tail, or the first and last halves
+   * (%TERRET_CAPTURE_MODE_HEAD_TAIL); a request may choose its own with
+   * [method@Terret.Request.set_capture]. Setting
+   * %TERRET_CAPTURE_MODE_DEFAULT restores the head.
+   *
+   * Since: 0.2
+   */
+  /**
+   * TerretSessionExecutor:keep-full-output:
+   *
+   * Whether every run writes every byte of its output to a file, named by
+   * [method@Terret.Result.get_full_output] and removed when the session
+   * closes unless the caller takes it
+   * ([method@Terret.Result.steal_full_output]).
+   *
+   * Since: 0.2
+   */
+  /**
+   * TerretSessionExecutor:full-output-dir:
+   *
+   * The directory of full-output files, created 0700 when missing; %NULL
+   * for `terret-exec` under `$XDG_RUNTIME_DIR`, or without one,
+   * `terret-exec-UID` in the temporary directory, which must be this
+   * user's alone.
+   *
+   * Since: 0.2
+   */
+  /**
+   * TerretSessionExecutor:full-output-max:
+   *
+   * Bytes a full-output file holds at most (1 GiB by default); past it the
+   * output is counted and the notice says how much the file lacks.
+   *
+   * Since: 0.2
    */
   _terret_settings_install (object_class, TERRET_ENGINE_SESSION, session_settings,
                             G_N_ELEMENTS (session_settings));

@@ -11,6 +11,7 @@
 
 #include "terret-capture-private.h"
 #include "terret-detach-private.h"
+#include "terret-spool-private.h"
 #include "terret-shell-protocol-private.h"
 #include "terret-shell-session-private.h"
 #include "terret-timers-private.h"
@@ -67,6 +68,7 @@ struct _TerretShellSession
   char *pending_notice;         /* (owned) (nullable) for the next run */
   ShellRun *run;                /* (unowned) (nullable) the run in flight or detached */
   TerretResult *parked;         /* (owned) (nullable) a detached end nobody polled */
+  TerretSpoolList spools;       /* full-output files, removed when the session closes */
   guint busy : 1;
   guint close_requested : 1;
 };
@@ -94,8 +96,10 @@ struct _ShellRun
   GByteArray *early_input;      /* (owned) (nullable) input before the command started */
 
   GByteArray *hold;             /* (owned) read, not yet known to be output */
-  TerretHeadCapture *capture;   /* (owned) confirmed output */
-  TerretHeadCapture *command_capture; /* (owned) (nullable) the command's, while a recovery runs */
+  TerretStreamCapture *capture; /* (owned) confirmed output */
+  TerretStreamCapture *command_capture; /* (owned) (nullable) the command's, while a recovery runs */
+  TerretSpool *spool;           /* (owned) (nullable) every byte of the command's output */
+  guint64 stretch_start;        /* the output's offset where the capture's stretch begins */
   int status;                   /* from the marker; -1: none yet, -2: a stale one */
   TerretMarker marker;          /* the exchange's, once found */
   TerretLimits limits_before;   /* what the shell's cgroup had refused before the command */
@@ -115,7 +119,8 @@ ShellRun *_terret_shell_run_new         (TerretShellSession *session,
                                          TerretRequest      *request,
                                          TerretSettings     *settings,
                                          double              timeout,
-                                         GCancellable       *cancellable);
+                                         GCancellable       *cancellable,
+                                         TerretSpool        *spool);
 void      _terret_shell_run_free        (ShellRun           *run);
 void      _terret_shell_run_add_notice  (ShellRun           *run,
                                          const char         *notice);

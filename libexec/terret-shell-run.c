@@ -21,6 +21,7 @@
 
 #include "terret-error.h"
 #include "terret-process-private.h"
+#include "terret-result-private.h"
 #include "terret-shell-run-private.h"
 #include "terret-util-private.h"
 
@@ -68,10 +69,12 @@ _terret_shell_run_new (TerretShellSession *session,
                        TerretRequest      *request,
                        TerretSettings     *settings,
                        double              timeout,
-                       GCancellable       *cancellable)
+                       GCancellable       *cancellable,
+                       TerretSpool        *spool)
 {
   ShellRun *run = g_new0 (ShellRun, 1);
 
+  run->spool = spool;
   run->session = g_object_ref (session);
   run->task = task;
   run->request = g_object_ref (request);
@@ -103,8 +106,9 @@ _terret_shell_run_free (ShellRun *run)
   g_clear_pointer (&run->out, g_byte_array_unref);
   g_clear_pointer (&run->early_input, g_byte_array_unref);
   g_clear_pointer (&run->hold, g_byte_array_unref);
-  g_clear_pointer (&run->capture, terret_head_capture_free);
-  g_clear_pointer (&run->command_capture, terret_head_capture_free);
+  g_clear_pointer (&run->capture, terret_stream_capture_free);
+  g_clear_pointer (&run->command_capture, terret_stream_capture_free);
+  g_clear_pointer (&run->spool, _terret_spool_unref);
   _terret_marker_clear (&run->marker);
   g_clear_object (&run->session);
   g_free (run);
@@ -198,7 +202,9 @@ run_confirm (ShellRun *run,
   if (n == 0)
     return;
 
-  terret_head_capture_append (run->capture, run->hold->data, n);
+  terret_stream_capture_append (run->capture, run->hold->data, n);
+  if (run->kind == EXCHANGE_COMMAND && run->spool != NULL)
+    _terret_spool_write (run->spool, run->hold->data, n);
   /* Once detached, the run's caller has its result and nobody asked to
    * hear more through the request: polls carry the rest. */
   if (run->kind == EXCHANGE_COMMAND && !run->detach.detached)
@@ -284,15 +290,26 @@ run_feed (ShellRun     *run,
  * exchange is over). */
 static GBytes *
 run_take_partial (ShellRun *run,
-                  guint64  *dropped)
+                  guint64  *dropped,
+                  gsize    *cut)
 {
   run_confirm (run, run->hold->len);
-  return terret_head_capture_finish_partial (run->capture, dropped);
+  return terret_stream_capture_finish (run->capture, TRUE, dropped, cut);
+}
+
+/* A new capture for the command's output, or its next stretch, under the
+ * run's capture mode. */
+static TerretStreamCapture *
+run_new_command_capture (ShellRun *run)
+{
+  return terret_stream_capture_new (_terret_settings_capture_mode (run->settings, run->request),
+                                    _terret_settings_capture_limit (run->settings));
 }
 
 static void
 run_add_capture_notice (ShellRun *run,
                         gsize     kept,
+                        gsize     cut,
                         guint64   dropped,
                         guint64   seen)
 {
@@ -301,25 +318,55 @@ run_add_capture_notice (ShellRun *run,
   if (dropped == 0)
     return;
 
-  if (seen > run->settings->max_output)
-    notice = g_strdup_printf ("output truncated at max-output: kept the first %" G_GSIZE_FORMAT
-                              " bytes and dropped %" G_GUINT64_FORMAT " more.", kept, dropped);
-  else
+  if (seen <= run->settings->max_output)
     notice = g_strdup_printf ("the output was cut off inside a UTF-8 character; its first "
                               "%" G_GUINT64_FORMAT " bytes were dropped.", dropped);
+  else if (cut == kept)
+    notice = g_strdup_printf ("output truncated at max-output: kept the first %" G_GSIZE_FORMAT
+                              " bytes and dropped %" G_GUINT64_FORMAT " more.", kept, dropped);
+  else if (cut == 0)
+    notice = g_strdup_printf ("output truncated at max-output: kept the last %" G_GSIZE_FORMAT
+                              " bytes and dropped %" G_GUINT64_FORMAT " earlier ones.",
+                              kept, dropped);
+  else
+    notice = g_strdup_printf ("output truncated at max-output: kept the first %" G_GSIZE_FORMAT
+                              " and the last %" G_GSIZE_FORMAT " bytes and dropped the %"
+                              G_GUINT64_FORMAT " between them.", cut, kept - cut, dropped);
   _terret_shell_run_add_notice (run, notice);
 }
 
+/* The result of the command's output so far: @output, of which @dropped
+ * bytes were left out at @cut, and, with keep-full-output, the file that
+ * has them all. A @final result also says what the file lacks. */
 static TerretResult *
 run_build_result (ShellRun *run,
                   GBytes   *output,
-                  guint64   dropped)
+                  guint64   dropped,
+                  gsize     cut,
+                  gboolean  final)
 {
   TerretResult *result = terret_result_new ();
 
   terret_result_set_stdout (result, output);
   if (dropped > 0)
-    terret_result_set_dropped (result, TERRET_STREAM_STDOUT, dropped, g_bytes_get_size (output));
+    {
+      terret_result_set_dropped (result, TERRET_STREAM_STDOUT, dropped, cut);
+      terret_result_set_omitted_at (result, TERRET_STREAM_STDOUT, run->stretch_start + cut);
+    }
+  if (run->spool != NULL)
+    {
+      if (final)
+        {
+          g_autofree char *lacks = NULL;
+
+          _terret_spool_close (run->spool);
+          lacks = _terret_spool_describe (run->spool, "output");
+          _terret_shell_run_add_notice (run, lacks);
+        }
+      else
+        _terret_spool_flush (run->spool);
+      _terret_result_set_spool (result, TERRET_STREAM_STDOUT, run->spool);
+    }
   if (run->notices->len > 0)
     terret_result_add_notice (result, run->notices->str);
 
@@ -331,12 +378,13 @@ static TerretResult *
 run_partial_result (ShellRun *run)
 {
   g_autoptr(GBytes) output = NULL;
-  guint64 seen = terret_head_capture_get_seen (run->capture) + run->hold->len;
+  guint64 seen = terret_stream_capture_get_seen (run->capture) + run->hold->len;
   guint64 dropped = 0;
+  gsize cut = 0;
 
-  output = run_take_partial (run, &dropped);
-  run_add_capture_notice (run, g_bytes_get_size (output), dropped, seen);
-  return run_build_result (run, output, dropped);
+  output = run_take_partial (run, &dropped, &cut);
+  run_add_capture_notice (run, g_bytes_get_size (output), cut, dropped, seen);
+  return run_build_result (run, output, dropped, cut, TRUE);
 }
 
 /* --- Detached commands --------------------------------------------------- */
@@ -347,19 +395,22 @@ run_take_stretch (gpointer data)
   ShellRun *run = data;
   g_autoptr(GBytes) output = NULL;
   TerretResult *result;
-  guint64 seen = terret_head_capture_get_seen (run->capture);
+  guint64 seen = terret_stream_capture_get_seen (run->capture);
   guint64 dropped = 0;
+  gsize cut = 0;
 
   /* Every byte in the capture is whole characters (see run_feed), so the
-   * stretch ends where the output does. */
-  output = terret_head_capture_finish (run->capture, seen, &dropped);
-  run_add_capture_notice (run, g_bytes_get_size (output), dropped, seen);
-  result = run_build_result (run, output, dropped);
+   * stretch ends where the output does. Each stretch is captured under
+   * the run's mode on its own, up to max-output. */
+  output = terret_stream_capture_finish (run->capture, FALSE, &dropped, &cut);
+  run_add_capture_notice (run, g_bytes_get_size (output), cut, dropped, seen);
+  result = run_build_result (run, output, dropped, cut, FALSE);
   terret_result_set_running (result, TRUE);
 
   g_string_truncate (run->notices, 0);
-  terret_head_capture_free (run->capture);
-  run->capture = terret_head_capture_new (_terret_settings_capture_limit (run->settings), 1);
+  terret_stream_capture_free (run->capture);
+  run->capture = run_new_command_capture (run);
+  run->stretch_start += seen;
 
   return result;
 }
@@ -369,7 +420,7 @@ run_has_news (gpointer data)
 {
   ShellRun *run = data;
 
-  return terret_head_capture_get_seen (run->capture) > 0 || run->notices->len > 0;
+  return terret_stream_capture_get_seen (run->capture) > 0 || run->notices->len > 0;
 }
 
 static gboolean run_read_once (ShellRun *run,
@@ -423,7 +474,7 @@ run_fail_handshake (ShellRun   *run,
   const char *data;
 
   run_kill_shell (run);
-  said = run_take_partial (run, NULL);
+  said = run_take_partial (run, NULL, NULL);
   data = g_bytes_get_data (said, &len);
 
   g_string_append_printf (message, "The shell did not answer its start-up handshake: %s", why);
@@ -507,7 +558,8 @@ run_note_limits (ShellRun     *run,
  * an exit other than the builtin's, as under set -e, is the one output
  * this mistakes.) */
 static void
-strip_exit_echo (TerretResult *result)
+strip_exit_echo (ShellRun     *run,
+                 TerretResult *result)
 {
   static const char echo[] = "exit\n";
   GBytes *output = terret_result_get_stdout (result);
@@ -523,6 +575,8 @@ strip_exit_echo (TerretResult *result)
       g_autoptr(GBytes) kept = g_bytes_new_from_bytes (output, 0, len - (sizeof echo - 1));
 
       terret_result_set_stdout (result, kept);
+      if (run->spool != NULL)
+        _terret_spool_truncate (run->spool, _terret_spool_get_seen (run->spool) - (sizeof echo - 1));
     }
 }
 
@@ -570,7 +624,7 @@ _terret_shell_run_ended (ShellRun *run)
       if (process != NULL)
         terret_process_wait_exited (process, SHELL_END_WAIT_MSEC);
       how = describe_shell_end (run, result);
-      strip_exit_echo (result);
+      strip_exit_echo (run, result);
       run_note_limits (run, result, -1);
     }
   run_kill_shell (run);
@@ -626,6 +680,7 @@ run_complete_command (ShellRun *run)
   g_autofree char *flags_notice = NULL;
   TerretResult *result;
   guint64 seen, dropped = 0;
+  gsize cut = 0;
   gboolean usable;
 
   /* A prompt of an earlier exchange: bash did not run the line's harness
@@ -651,22 +706,22 @@ run_complete_command (ShellRun *run)
     }
   if (run->command_capture != NULL)
     {
-      terret_head_capture_free (run->capture);
+      terret_stream_capture_free (run->capture);
       run->capture = g_steal_pointer (&run->command_capture);
     }
-  seen = terret_head_capture_get_seen (run->capture);
+  seen = terret_stream_capture_get_seen (run->capture);
 
   flags_notice = _terret_protocol_describe_flags (run->marker.flags);
   _terret_shell_run_add_notice (run, flags_notice);
 
   /* Nothing of the marker ever entered the capture, so the output ends at
    * everything it has seen. */
-  output = terret_head_capture_finish (run->capture, seen, &dropped);
-  run_add_capture_notice (run, g_bytes_get_size (output), dropped, seen);
+  output = terret_stream_capture_finish (run->capture, FALSE, &dropped, &cut);
+  run_add_capture_notice (run, g_bytes_get_size (output), cut, dropped, seen);
 
   usable = run_take_state (run);
 
-  result = run_build_result (run, output, dropped);
+  result = run_build_result (run, output, dropped, cut, TRUE);
   terret_result_set_exit_status (result, run->status);
   terret_result_set_cwd (result, run->marker.cwd);
 
@@ -692,13 +747,14 @@ run_complete_broken (ShellRun *run)
   g_autoptr(GBytes) output = NULL;
   TerretResult *result;
   guint64 seen, dropped = 0;
+  gsize cut = 0;
 
-  terret_head_capture_free (run->capture);
+  terret_stream_capture_free (run->capture);
   run->capture = g_steal_pointer (&run->command_capture);
-  seen = terret_head_capture_get_seen (run->capture);
-  output = terret_head_capture_finish (run->capture, seen, &dropped);
-  run_add_capture_notice (run, g_bytes_get_size (output), dropped, seen);
-  result = run_build_result (run, output, dropped);
+  seen = terret_stream_capture_get_seen (run->capture);
+  output = terret_stream_capture_finish (run->capture, FALSE, &dropped, &cut);
+  run_add_capture_notice (run, g_bytes_get_size (output), cut, dropped, seen);
+  result = run_build_result (run, output, dropped, cut, TRUE);
   run_note_limits (run, result, -1);
   run_kill_shell (run);
   terret_result_add_notice (result, "After this command the shell could no longer run the "
@@ -742,7 +798,9 @@ run_on_marker (ShellRun *run)
           run_kill_shell (run);
           /* Before the command, or a line a function named `builtin`
            * took whole: the command did not run. A fresh shell runs it. */
-          g_clear_pointer (&run->command_capture, terret_head_capture_free);
+          g_clear_pointer (&run->command_capture, terret_stream_capture_free);
+          if (run->spool != NULL)
+            _terret_spool_truncate (run->spool, 0);
           run->recovering = FALSE;
           _terret_shell_run_add_notice (run, "The shell could no longer run the session's own "
                                              "steps (a function named like a builtin takes "
@@ -1104,7 +1162,7 @@ _terret_shell_run_start (ShellRun     *run,
   run->kind = kind;
   run->status = -1;
   g_byte_array_set_size (run->hold, 0);
-  g_clear_pointer (&run->capture, terret_head_capture_free);
+  g_clear_pointer (&run->capture, terret_stream_capture_free);
   _terret_marker_clear (&run->marker);
 
   if (kind == EXCHANGE_COMMAND)
@@ -1118,7 +1176,7 @@ _terret_shell_run_start (ShellRun     *run,
       line = _terret_protocol_handshake (&session->protocol, remote);
       run->expected = 0;
       timeout = run->handshake_timeout;
-      run->capture = terret_head_capture_new (HANDSHAKE_OUTPUT_LIMIT, 1);
+      run->capture = terret_stream_capture_new (TERRET_CAPTURE_MODE_HEAD, HANDSHAKE_OUTPUT_LIMIT);
     }
   else if (kind == EXCHANGE_RECOVERY)
     {
@@ -1130,7 +1188,7 @@ _terret_shell_run_start (ShellRun     *run,
       run->expected = ++session->exchange;
       line = _terret_protocol_recovery (run->expected, abandoned, remote);
       timeout = run->handshake_timeout;
-      run->capture = terret_head_capture_new (HANDSHAKE_OUTPUT_LIMIT, 1);
+      run->capture = terret_stream_capture_new (TERRET_CAPTURE_MODE_HEAD, HANDSHAKE_OUTPUT_LIMIT);
     }
   else
     {
@@ -1152,10 +1210,7 @@ _terret_shell_run_start (ShellRun     *run,
       run->expected = ++session->exchange;
       line = _terret_protocol_request (command, run->expected, carry, run->careful, remote);
       timeout = run->timeout;
-      /* The capture's window is what it keeps past the cap for a marker
-       * scanner; the scanner here works ahead of the capture and never
-       * lets a marker byte into it, so one byte is enough. */
-      run->capture = terret_head_capture_new (_terret_settings_capture_limit (run->settings), 1);
+      run->capture = run_new_command_capture (run);
     }
 
   _terret_shell_session_adopt (session, context);

@@ -209,6 +209,7 @@ terret_shell_session_finalize (GObject *object)
   g_clear_pointer (&self->pending_notice, g_free);
   g_clear_pointer (&self->read_buffer, g_free);
   g_clear_pointer (&self->key, g_free);
+  _terret_spool_list_clear (&self->spools);
   g_mutex_clear (&self->mutex);
 
   G_OBJECT_CLASS (terret_shell_session_parent_class)->finalize (object);
@@ -227,6 +228,7 @@ static void
 terret_shell_session_init (TerretShellSession *self)
 {
   g_mutex_init (&self->mutex);
+  _terret_spool_list_init (&self->spools);
   _terret_timers_init (&self->timers, session_on_timer, self, "[terret] shell deadlines");
 }
 
@@ -310,6 +312,8 @@ _terret_shell_session_run_async (TerretShellSession  *self,
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
   g_autoptr(TerretResult) parked = NULL;
   g_autofree char *pending_notice = NULL;
+  g_autoptr(TerretSpool) spool = NULL;
+  g_autoptr(GError) error = NULL;
   ShellRun *run;
 
   g_task_set_source_tag (task, _terret_shell_session_run_async);
@@ -339,11 +343,25 @@ _terret_shell_session_run_async (TerretShellSession  *self,
   parked = g_steal_pointer (&self->parked);
   g_mutex_unlock (&self->mutex);
 
+  /* The full-output file, before anything runs: a run that asked for one
+   * and cannot have it fails as not run. */
+  spool = _terret_settings_open_spool (settings, request, ".out", &error);
+  if (spool == NULL && error != NULL)
+    {
+      g_mutex_lock (&self->mutex);
+      self->busy = FALSE;
+      g_mutex_unlock (&self->mutex);
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  if (spool != NULL)
+    _terret_spool_list_add (&self->spools, spool);
+
   if (self->read_buffer == NULL)
     self->read_buffer = g_malloc (READ_CHUNK);
 
   run = _terret_shell_run_new (self, g_steal_pointer (&task), request, settings, timeout,
-                               cancellable);
+                               cancellable, g_steal_pointer (&spool));
   g_mutex_lock (&self->mutex);
   self->run = run;
   g_mutex_unlock (&self->mutex);
@@ -505,7 +523,8 @@ _terret_shell_session_poll_finish (TerretShellSession  *self,
  * background job survives. Safe from any thread and on a session with no
  * shell. A run in flight is ended at once instead, with no status and a
  * notice saying the session was closed. The session can run commands
- * again afterwards, in a fresh shell.
+ * again afterwards, in a fresh shell. Its full-output files are removed,
+ * but for those a caller took.
  */
 void
 _terret_shell_session_close (TerretShellSession *self)
@@ -524,6 +543,7 @@ _terret_shell_session_close (TerretShellSession *self)
       g_mutex_lock (&self->mutex);
       g_clear_object (&self->parked);
       g_mutex_unlock (&self->mutex);
+      _terret_spool_list_remove_all (&self->spools);
       g_object_unref (self);
       return;
     }
@@ -532,6 +552,7 @@ _terret_shell_session_close (TerretShellSession *self)
       self->close_requested = TRUE;
       g_mutex_unlock (&self->mutex);
       terret_shell_channel_kill (self->channel);
+      _terret_spool_list_remove_all (&self->spools);
       return;
     }
   /* Claimed for the farewell, so that a run arriving meanwhile is refused
@@ -548,4 +569,8 @@ _terret_shell_session_close (TerretShellSession *self)
   g_mutex_lock (&self->mutex);
   self->busy = FALSE;
   g_mutex_unlock (&self->mutex);
+
+  /* The session's full-output files go with it, but for those a caller
+   * took. */
+  _terret_spool_list_remove_all (&self->spools);
 }

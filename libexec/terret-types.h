@@ -130,4 +130,32 @@ typedef enum /*< flags >*/ {
   TERRET_LIMIT_OPEN_FILES = 1 << 4,
 } TerretLimits;
 
+/**
+ * TerretCaptureMode:
+ * @TERRET_CAPTURE_MODE_DEFAULT: what the executor's `capture` setting
+ *   says; as a setting, the backend's own default (pty and ssh keep the
+ *   head, oneshot the tail)
+ * @TERRET_CAPTURE_MODE_HEAD: keep the first `max-output` bytes; the
+ *   omitted bytes come after all of the kept ones
+ * @TERRET_CAPTURE_MODE_TAIL: keep the last `max-output` bytes, starting on
+ *   a line where a line end lies near the cut; the omitted bytes come
+ *   before all of the kept ones
+ * @TERRET_CAPTURE_MODE_HEAD_TAIL: keep the first and the last halves of
+ *   `max-output`, each cut at a line boundary where a line end lies near
+ *   the cut; the omitted bytes lie between them, at
+ *   [method@Terret.Result.get_omitted_at]
+ *
+ * Which bytes of a stream a run keeps once its output passes
+ * `max-output`. Whatever the mode, a cut never splits a UTF-8 character
+ * and memory stays bounded by `max-output` plus a small constant.
+ *
+ * Since: 0.2
+ */
+typedef enum {
+  TERRET_CAPTURE_MODE_DEFAULT,
+  TERRET_CAPTURE_MODE_HEAD,
+  TERRET_CAPTURE_MODE_TAIL,
+  TERRET_CAPTURE_MODE_HEAD_TAIL,
+} TerretCaptureMode;
+
 G_END_DECLS

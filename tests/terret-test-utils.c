@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <glib/gstdio.h>
 
@@ -224,4 +225,266 @@ terret_test_cli_path (void)
 
   g_assert_nonnull (path);
   return path;
+}
+
+/* --- Capture modes and the full-output file ------------------------------ */
+
+static void
+set_setting_ok (TerretExecutor *executor,
+                const char     *key,
+                const char     *value)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (terret_executor_set_setting (executor, key, value, &error));
+  g_assert_no_error (error);
+}
+
+/* What `seq 1 N` prints. */
+static GString *
+seq_text (guint n)
+{
+  GString *text = g_string_new (NULL);
+
+  for (guint i = 1; i <= n; i++)
+    g_string_append_printf (text, "%u\n", i);
+  return text;
+}
+
+static char *
+sha256_hex (const char *data,
+            gsize       len)
+{
+  return g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *)data, len);
+}
+
+/* The file holds exactly @expected: same length, same SHA-256, mode 0600
+ * in a 0700 directory. */
+static void
+assert_full_output_file (const char *path,
+                         const char *expected,
+                         gsize       expected_len)
+{
+  g_autoptr(GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
+  g_autofree char *want = sha256_hex (expected, expected_len);
+  g_autofree char *contents = NULL;
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autoptr(GError) error = NULL;
+  struct stat st;
+  gsize len = 0;
+
+  g_assert_nonnull (path);
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0600);
+  g_assert_cmpint (g_stat (dir, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0700);
+
+  g_file_get_contents (path, &contents, &len, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (len, ==, expected_len);
+  g_checksum_update (checksum, (const guchar *)contents, len);
+  g_assert_cmpstr (g_checksum_get_string (checksum), ==, want);
+}
+
+/* The head-tail rule restated for ASCII lines: the head's first half of
+ * @limit ends after its last newline in its last quarter, the tail's
+ * second half begins on a line, after a newline in its first quarter. */
+static void
+assert_head_tail (TerretResult  *result,
+                  TerretStream   stream,
+                  const GString *full,
+                  gsize          limit)
+{
+  GBytes *kept = stream == TERRET_STREAM_STDOUT ? terret_result_get_stdout (result)
+                                                : terret_result_get_stderr (result);
+  gsize head = limit / 2, tail = limit - head;
+  gsize q = head, p = full->len - tail;
+  g_autoptr(GString) expected = g_string_new (NULL);
+  g_autofree char *marker = NULL;
+  g_autofree char *words = NULL;
+
+  while (q > head - head / 4 && full->str[q - 1] != '\n')
+    q--;
+  g_assert_true (full->str[q - 1] == '\n');
+  if (full->str[p - 1] != '\n')
+    {
+      const char *newline = memchr (full->str + p, '\n', tail / 4);
+
+      g_assert_nonnull (newline);
+      p = newline - full->str + 1;
+    }
+
+  g_string_append_len (expected, full->str, q);
+  g_string_append_len (expected, full->str + p, full->len - p);
+  terret_test_assert_bytes_eq (kept, expected->str, expected->len);
+  g_assert_cmpuint (terret_result_get_dropped (result, stream), ==, p - q);
+  g_assert_cmpuint (terret_result_get_cut_offset (result, stream), ==, q);
+  g_assert_cmpuint (terret_result_get_omitted_at (result, stream), ==, q);
+
+  /* The cut is on a line boundary, so the marker needs no newline first. */
+  marker = terret_result_format_omitted (result, stream);
+  words = g_strdup_printf ("[… %" G_GSIZE_FORMAT " bytes omitted, from byte %" G_GSIZE_FORMAT " ",
+                           p - q, q);
+  g_assert_true (g_str_has_prefix (marker, words));
+  g_assert_true (g_str_has_suffix (marker, " …]\n"));
+}
+
+/*
+ * terret_test_check_head_tail:
+ *
+ * head-tail and keep-full-output on @executor, whose streams are
+ * separate when @separate: exact kept bytes, counts and offsets; the
+ * file's SHA-256 and mode; its removal when the session closes and its
+ * survival once taken; full-output-max; a cut between characters.
+ */
+void
+terret_test_check_head_tail (TerretExecutor *executor,
+                             gboolean        separate)
+{
+  g_autoptr(GString) out = seq_text (2000);
+  g_autoptr(GString) err = seq_text (3000);
+  g_autoptr(TerretRequest) request = NULL;
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *out_path = NULL;
+  g_autofree char *err_path = NULL;
+  g_autofree char *taken = NULL;
+  g_autofree char *runtime_dir = g_build_filename (g_get_user_runtime_dir (), "terret-exec", NULL);
+  g_autofree char *dir = NULL;
+
+  set_setting_ok (executor, "max-output", "1000");
+
+  request = terret_request_new (separate ? "seq 1 2000; seq 1 3000 >&2" : "seq 1 2000");
+  terret_request_set_session (request, "capture");
+  terret_request_set_capture (request, TERRET_CAPTURE_MODE_HEAD_TAIL);
+  terret_request_set_keep_full_output (request, TRUE);
+  result = terret_executor_run (executor, request, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (terret_result_get_exit_status (result), ==, 0);
+
+  assert_head_tail (result, TERRET_STREAM_STDOUT, out, 1000);
+  out_path = g_strdup (terret_result_get_full_output (result, TERRET_STREAM_STDOUT));
+  assert_full_output_file (out_path, out->str, out->len);
+  dir = g_path_get_dirname (out_path);
+  g_assert_cmpstr (dir, ==, runtime_dir);
+  if (separate)
+    {
+      assert_head_tail (result, TERRET_STREAM_STDERR, err, 1000);
+      err_path = g_strdup (terret_result_get_full_output (result, TERRET_STREAM_STDERR));
+      assert_full_output_file (err_path, err->str, err->len);
+      g_assert_cmpstr (out_path, !=, err_path);
+    }
+  else
+    g_assert_null (terret_result_get_full_output (result, TERRET_STREAM_STDERR));
+
+  /* Closing the session removes its files. */
+  terret_executor_close_session (executor, "capture");
+  g_assert_false (g_file_test (out_path, G_FILE_TEST_EXISTS));
+  if (err_path != NULL)
+    g_assert_false (g_file_test (err_path, G_FILE_TEST_EXISTS));
+  g_assert_null (terret_result_steal_full_output (result, TERRET_STREAM_STDOUT));
+  g_clear_object (&result);
+
+  /* One the caller took stays, and is the caller's to remove. */
+  result = terret_executor_run (executor, request, NULL, &error);
+  g_assert_no_error (error);
+  taken = terret_result_steal_full_output (result, TERRET_STREAM_STDOUT);
+  g_assert_cmpstr (taken, ==, terret_result_get_full_output (result, TERRET_STREAM_STDOUT));
+  g_assert_null (terret_result_steal_full_output (result, TERRET_STREAM_STDOUT));
+  terret_executor_close_session (executor, "capture");
+  assert_full_output_file (taken, out->str, out->len);
+  g_assert_cmpint (g_unlink (taken), ==, 0);
+  g_clear_object (&result);
+
+  /* From the settings, with the file bounded: the first bytes are in it
+   * and the notice says what it lacks. */
+  set_setting_ok (executor, "capture", "head-tail");
+  set_setting_ok (executor, "keep-full-output", "true");
+  set_setting_ok (executor, "full-output-max", "100");
+  g_clear_object (&request);
+  request = terret_request_new ("seq 1 2000");
+  terret_request_set_session (request, "capture");
+  result = terret_executor_run (executor, request, NULL, &error);
+  g_assert_no_error (error);
+  assert_head_tail (result, TERRET_STREAM_STDOUT, out, 1000);
+  assert_full_output_file (terret_result_get_full_output (result, TERRET_STREAM_STDOUT),
+                           out->str, 100);
+  g_assert_nonnull (strstr (terret_result_get_notice (result), "full-output-max"));
+  g_clear_object (&result);
+  set_setting_ok (executor, "keep-full-output", "false");
+
+  /* No newline near either cut: both fall between characters. */
+  set_setting_ok (executor, "max-output", "1001");
+  g_clear_object (&request);
+  request = terret_request_new ("printf 'é%.0s' $(seq 1 2000)");
+  terret_request_set_session (request, "capture");
+  result = terret_executor_run (executor, request, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_bytes_get_size (terret_result_get_stdout (result)), ==, 1000);
+  g_assert_true (g_utf8_validate (g_bytes_get_data (terret_result_get_stdout (result), NULL),
+                                  1000, NULL));
+  g_assert_cmpuint (terret_result_get_dropped (result, TERRET_STREAM_STDOUT), ==, 3000);
+  g_assert_cmpuint (terret_result_get_omitted_at (result, TERRET_STREAM_STDOUT), ==, 500);
+  g_assert_null (terret_result_get_full_output (result, TERRET_STREAM_STDOUT));
+  {
+    /* The head ends inside a line: the marker begins a line of its own. */
+    g_autofree char *marker = terret_result_format_omitted (result, TERRET_STREAM_STDOUT);
+
+    g_assert_true (g_str_has_prefix (marker, "\n[… 3000 bytes omitted, from byte 500 of the "));
+  }
+  g_clear_object (&result);
+
+  set_setting_ok (executor, "capture", "default");
+  terret_executor_close_all (executor);
+}
+
+/*
+ * terret_test_check_capture_mode:
+ *
+ * @mode (head or tail) on a `seq 1 2000` under max-output 1000: the kept
+ * bytes are the stream's first 1000, or a line-aligned tail, with the
+ * counts and offsets to match.
+ */
+void
+terret_test_check_capture_mode (TerretExecutor    *executor,
+                                TerretCaptureMode  mode)
+{
+  g_autoptr(GString) out = seq_text (2000);
+  g_autoptr(TerretRequest) request = terret_request_new ("seq 1 2000");
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  GBytes *kept;
+  gsize len = 0;
+  const char *data;
+  guint64 dropped;
+
+  set_setting_ok (executor, "max-output", "1000");
+  terret_request_set_session (request, "capture");
+  terret_request_set_capture (request, mode);
+  result = terret_executor_run (executor, request, NULL, &error);
+  g_assert_no_error (error);
+
+  kept = terret_result_get_stdout (result);
+  data = g_bytes_get_data (kept, &len);
+  dropped = terret_result_get_dropped (result, TERRET_STREAM_STDOUT);
+  g_assert_cmpuint (len + dropped, ==, out->len);
+  g_assert_null (terret_result_get_full_output (result, TERRET_STREAM_STDOUT));
+
+  if (mode == TERRET_CAPTURE_MODE_HEAD)
+    {
+      terret_test_assert_bytes_eq (kept, out->str, 1000);
+      g_assert_cmpuint (terret_result_get_cut_offset (result, TERRET_STREAM_STDOUT), ==, 1000);
+      g_assert_cmpuint (terret_result_get_omitted_at (result, TERRET_STREAM_STDOUT), ==, 1000);
+    }
+  else
+    {
+      /* A tail holds up to its overshoot past the limit; it begins a line. */
+      g_assert_cmpuint (len, >=, 1000 - 1000 / 2);
+      g_assert_cmpmem (data, len, out->str + dropped, len);
+      g_assert_true (out->str[dropped - 1] == '\n');
+      g_assert_cmpuint (terret_result_get_cut_offset (result, TERRET_STREAM_STDOUT), ==, 0);
+      g_assert_cmpuint (terret_result_get_omitted_at (result, TERRET_STREAM_STDOUT), ==, 0);
+    }
+
+  terret_executor_close_all (executor);
 }

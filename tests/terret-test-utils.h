@@ -36,6 +36,11 @@ gboolean       terret_test_process_reaped          (GPid            pid);
 char          *terret_test_make_tmpdir             (void);
 const char    *terret_test_cli_path                (void);
 
+void           terret_test_check_head_tail         (TerretExecutor *executor,
+                                                    gboolean        separate);
+void           terret_test_check_capture_mode      (TerretExecutor *executor,
+                                                    TerretCaptureMode mode);
+
 #define terret_test_assert_bytes_str(bytes, str) \
   terret_test_assert_bytes_eq ((bytes), (str), -1)
 

@@ -1174,6 +1174,214 @@ test_tail_seq (void)
   g_assert_cmpmem (kept + kept_len - 7, 7, "300000\n", 7);
 }
 
+/* Head-tail capture ------------------------------------------------------ */
+
+/* The head-tail rule over the whole stream: the first half backed off to
+ * after a newline in its last quarter, else to a whole character; the last
+ * half kept whole after a newline, else begun after a newline in its first
+ * quarter, else past the rest of a split character. */
+static GBytes *
+head_tail_model (const guint8 *data,
+                 gsize         len,
+                 gsize         limit,
+                 guint64      *dropped,
+                 gsize        *cut)
+{
+  gsize head = limit / 2, tail = limit - head;
+  gsize head_end = 0, start;
+  GByteArray *out = g_byte_array_new ();
+
+  if (len <= limit)
+    {
+      g_byte_array_append (out, data, len);
+      *dropped = 0;
+      *cut = len;
+      return g_byte_array_free_to_bytes (out);
+    }
+
+  for (gsize pos = head; pos > head - head / 4; pos--)
+    if (data[pos - 1] == '\n')
+      {
+        head_end = pos;
+        break;
+      }
+  if (head_end == 0)
+    head_end = ref_whole_prefix (data, head);
+
+  start = len - tail;
+  if (data[start - 1] != '\n')
+    {
+      gsize pos;
+
+      for (pos = start; pos < len - tail + tail / 4 && data[pos] != '\n'; pos++)
+        ;
+      if (pos < len - tail + tail / 4)
+        start = pos + 1;
+      else
+        start = ref_whole_suffix (data, len, start);
+    }
+
+  g_byte_array_append (out, data, head_end);
+  g_byte_array_append (out, data + start, len - start);
+  *dropped = len - out->len;
+  *cut = head_end;
+  return g_byte_array_free_to_bytes (out);
+}
+
+static void
+head_tail_check (const guint8 *data,
+                 gsize         len,
+                 gsize         limit,
+                 gsize         max_chunk)
+{
+  g_autoptr(TerretHeadTailCapture) capture = terret_head_tail_capture_new (limit);
+  g_autoptr(GBytes) expected = NULL;
+  g_autoptr(GBytes) got = NULL;
+  guint64 dropped = 1, expected_dropped = 0;
+  gsize cut = 1, expected_cut = 0;
+  gsize from = 0;
+
+  while (from < len)
+    {
+      gsize n = max_chunk > 0 ? MIN (max_chunk, len - from) : random_chunk (len - from);
+
+      terret_head_tail_capture_append (capture, data + from, n);
+      from += n;
+      g_assert_cmpuint (terret_head_tail_capture_get_seen (capture), ==, from);
+      g_assert_cmpuint (terret_head_tail_capture_get_size (capture), <=, limit + 4);
+    }
+
+  expected = head_tail_model (data, len, limit, &expected_dropped, &expected_cut);
+  got = terret_head_tail_capture_finish (capture, &dropped, &cut);
+  terret_test_assert_bytes_eq (got, g_bytes_get_data (expected, NULL), g_bytes_get_size (expected));
+  g_assert_cmpuint (dropped, ==, expected_dropped);
+  g_assert_cmpuint (cut, ==, expected_cut);
+  g_assert_cmpuint (g_bytes_get_size (got), <=, limit);
+  g_assert_cmpuint (g_bytes_get_size (got) + dropped, ==, len);
+}
+
+static void
+test_head_tail_every_chunking (void)
+{
+  g_test_summary ("Every limit and chunk size of short streams match the "
+                  "reference rule, the ring wrapped at every position");
+
+  for (guint iter = 0; iter < 200; iter++)
+    {
+      g_autoptr(GByteArray) input = g_byte_array_new ();
+
+      random_stream (input, g_test_rand_int_range (0, 60));
+      for (gsize limit = 0; limit <= 24; limit++)
+        for (gsize chunk = 1; chunk <= 9; chunk++)
+          head_tail_check (input->data, input->len, limit, chunk);
+    }
+}
+
+static void
+test_head_tail_random (void)
+{
+  g_test_summary ("Random streams, limits and chunkings match the reference "
+                  "rule, within limit + 4 bytes at every step");
+
+  for (guint iter = 0; iter < 3000; iter++)
+    {
+      g_autoptr(GByteArray) input = g_byte_array_new ();
+
+      random_stream (input, g_test_rand_int_range (0, 600));
+      head_tail_check (input->data, input->len, g_test_rand_int_range (0, 80), 0);
+    }
+}
+
+static void
+test_head_tail_lines (void)
+{
+  g_autoptr(TerretHeadTailCapture) capture = terret_head_tail_capture_new (20);
+  g_autoptr(GBytes) bytes = NULL;
+  guint64 dropped = 0;
+  gsize cut = 0;
+
+  g_test_summary ("Both cuts fall on line boundaries near them, and the "
+                  "omitted span is exactly the bytes between");
+
+  /* Head: the first 10 bytes "l1\nl2\nl3\nl" end after "l3\n"; tail: the
+   * last 10 "4\nl5\nl6\nl7\n"... begin after the first newline. */
+  terret_head_tail_capture_append (capture, (const guint8 *) "l1\nl2\nl3\nl4\nl5\nl6\nl7\nl8\n", 24);
+  bytes = terret_head_tail_capture_finish (capture, &dropped, &cut);
+  terret_test_assert_bytes_str (bytes, "l1\nl2\nl3\nl6\nl7\nl8\n");
+  g_assert_cmpuint (cut, ==, 9);
+  g_assert_cmpuint (dropped, ==, 6);
+}
+
+static void
+test_head_tail_utf8 (void)
+{
+  /* "é" is C3 A9: twelve of them and nothing else, no newline at all. */
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_autoptr(TerretHeadTailCapture) capture = terret_head_tail_capture_new (11);
+  g_autoptr(GBytes) bytes = NULL;
+  guint64 dropped = 0;
+  gsize cut = 0;
+
+  g_test_summary ("Without a newline near them both cuts fall between "
+                  "characters, never inside one");
+
+  for (guint i = 0; i < 12; i++)
+    g_string_append (text, "é");
+  terret_head_tail_capture_append (capture, (const guint8 *) text->str, text->len);
+  bytes = terret_head_tail_capture_finish (capture, &dropped, &cut);
+
+  /* Head of 5 bytes backs off to 4 ("éé"); tail of 6 starts on a lead. */
+  terret_test_assert_bytes_str (bytes, "ééééé");
+  g_assert_cmpuint (cut, ==, 4);
+  g_assert_cmpuint (dropped, ==, 24 - 10);
+  g_assert_true (g_utf8_validate (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes), NULL));
+}
+
+static void
+test_head_tail_large_append (void)
+{
+  g_autoptr(GByteArray) input = g_byte_array_new ();
+
+  g_test_summary ("One append far longer than the limit keeps its first and "
+                  "last bytes and stays within the bound");
+
+  random_stream (input, 5000);
+  head_tail_check (input->data, input->len, 64, input->len);
+  head_tail_check (input->data, input->len, 64, 1000);
+  head_tail_check (input->data, input->len, 0, 1000);
+}
+
+static void
+test_stream_capture_modes (void)
+{
+  static const char lines[] = "one\ntwo\nthree\nfour\nfive\nsix\n";
+  const TerretCaptureMode modes[] = {
+    TERRET_CAPTURE_MODE_HEAD, TERRET_CAPTURE_MODE_TAIL, TERRET_CAPTURE_MODE_HEAD_TAIL,
+  };
+  /* A tail holds its overshoot (at least 4 KiB) before it evicts. */
+  const char *kept[] = { "one\ntwo\nthree\nfour", lines, "one\ntwo\nfive\nsix\n" };
+  const gsize cuts[] = { 18, sizeof lines - 1, 8 };
+
+  g_test_summary ("The stream capture keeps what each mode says, with the "
+                  "cut where the omitted bytes were");
+
+  for (guint i = 0; i < G_N_ELEMENTS (modes); i++)
+    {
+      g_autoptr(TerretStreamCapture) capture = terret_stream_capture_new (modes[i], 18);
+      g_autoptr(GBytes) bytes = NULL;
+      guint64 dropped = 0;
+      gsize cut = 99;
+
+      g_assert_cmpint (terret_stream_capture_get_mode (capture), ==, modes[i]);
+      terret_stream_capture_append (capture, (const guint8 *) lines, strlen (lines));
+      g_assert_cmpuint (terret_stream_capture_get_seen (capture), ==, strlen (lines));
+      bytes = terret_stream_capture_finish (capture, FALSE, &dropped, &cut);
+      terret_test_assert_bytes_str (bytes, kept[i]);
+      g_assert_cmpuint (dropped + g_bytes_get_size (bytes), ==, strlen (lines));
+      g_assert_cmpuint (cut, ==, cuts[i]);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1204,6 +1412,12 @@ main (int   argc,
   g_test_add_func ("/capture/tail/spent", test_tail_spent);
   g_test_add_func ("/capture/tail/boxed-type", test_tail_boxed_type);
   g_test_add_func ("/capture/tail/seq", test_tail_seq);
+  g_test_add_func ("/capture/head-tail/every-chunking", test_head_tail_every_chunking);
+  g_test_add_func ("/capture/head-tail/random", test_head_tail_random);
+  g_test_add_func ("/capture/head-tail/lines", test_head_tail_lines);
+  g_test_add_func ("/capture/head-tail/utf8", test_head_tail_utf8);
+  g_test_add_func ("/capture/head-tail/large-append", test_head_tail_large_append);
+  g_test_add_func ("/capture/stream/modes", test_stream_capture_modes);
 
   return g_test_run ();
 }

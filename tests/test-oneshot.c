@@ -1637,6 +1637,26 @@ test_detach_close (void)
   assert_session_gone (b);
 }
 
+static void
+test_capture_head_tail (void)
+{
+  g_autoptr(TerretExecutor) executor = new_oneshot ();
+
+  g_test_summary ("head-tail on each stream apart, each stream's full output in its own "
+                  "0600 file, removed when the key is closed unless taken");
+  terret_test_check_head_tail (executor, TRUE);
+}
+
+static void
+test_capture_head (void)
+{
+  g_autoptr(TerretExecutor) executor = new_oneshot ();
+
+  g_test_summary ("A request may keep the head of a one-shot command");
+  terret_test_check_capture_mode (executor, TERRET_CAPTURE_MODE_HEAD);
+  terret_test_check_capture_mode (executor, TERRET_CAPTURE_MODE_TAIL);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1681,6 +1701,8 @@ main (int   argc,
   g_test_add_func ("/oneshot/interactive/idle", test_interactive_idle);
   g_test_add_func ("/oneshot/interactive/parked", test_detach_parked);
   g_test_add_func ("/oneshot/interactive/close", test_detach_close);
+  g_test_add_func ("/oneshot/capture/head-tail", test_capture_head_tail);
+  g_test_add_func ("/oneshot/capture/head", test_capture_head);
 
   return g_test_run ();
 }

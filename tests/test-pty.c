@@ -1429,6 +1429,27 @@ test_detach_hex_tail (void)
   g_assert_cmpint (terret_result_get_exit_status (last), ==, 0);
 }
 
+static void
+test_capture_head_tail (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+
+  g_test_summary ("head-tail keeps both halves of max-output cut on lines, says where the "
+                  "omitted span is, and keep-full-output holds every byte in a 0600 file "
+                  "removed with its session unless taken");
+  terret_test_check_head_tail (executor, FALSE);
+}
+
+static void
+test_capture_tail (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+
+  g_test_summary ("A request may keep the tail on a session, with the cut at 0");
+  terret_test_check_capture_mode (executor, TERRET_CAPTURE_MODE_TAIL);
+  terret_test_check_capture_mode (executor, TERRET_CAPTURE_MODE_HEAD);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1485,6 +1506,8 @@ main (int   argc,
   g_test_add_func ("/pty/detach/poll-while-run-in-flight", test_poll_while_run_in_flight);
   g_test_add_func ("/pty/detach/close-leaves-nothing", test_detach_close_leaves_nothing);
   g_test_add_func ("/pty/detach/cap-per-stretch", test_detach_cap_per_stretch);
+  g_test_add_func ("/pty/capture/head-tail", test_capture_head_tail);
+  g_test_add_func ("/pty/capture/tail", test_capture_tail);
   g_test_add_func ("/pty/detach/hex-tail", test_detach_hex_tail);
   g_test_add_func ("/pty/interrupt/trap-once", test_interrupt_trap_once);
   g_test_add_func ("/pty/interrupt/in-flight", test_interrupt_in_flight);

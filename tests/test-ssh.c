@@ -1243,6 +1243,17 @@ test_conformance (Fixture       *fixture,
   g_assert_true (g_spawn_check_wait_status (wait_status, NULL));
 }
 
+static void
+test_capture_head_tail (Fixture       *fixture,
+                        gconstpointer  data)
+{
+  g_autoptr(TerretExecutor) executor = new_executor (fixture);
+
+  g_test_summary ("head-tail and keep-full-output over ssh, as on pty");
+  terret_test_check_head_tail (executor, FALSE);
+  terret_test_check_capture_mode (executor, TERRET_CAPTURE_MODE_TAIL);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1277,6 +1288,7 @@ main (int   argc,
   TEST ("unavailable/host-key-unknown", test_host_key_unknown);
   TEST ("dropped/reconnect", test_connection_dropped);
   TEST ("dropped/detached", test_connection_dropped_detached);
+  TEST ("capture/head-tail", test_capture_head_tail);
   TEST ("conformance", test_conformance);
 
 #undef TEST

@@ -112,6 +112,36 @@ add_gbytes_member (JsonBuilder *builder,
   add_bytes_member (builder, name, data, len);
 }
 
+static void
+add_stream_capture_members (JsonBuilder  *builder,
+                            TerretResult *result,
+                            TerretStream  stream,
+                            const char   *prefix)
+{
+  g_autofree char *omitted_at = g_strconcat (prefix, "omitted_at", NULL);
+  g_autofree char *full_output = g_strconcat (prefix, "full_output", NULL);
+  g_autofree char *dropped = g_strconcat (stream == TERRET_STREAM_STDOUT ? "stdout_" : prefix,
+                                          "dropped", NULL);
+  const char *path = terret_result_get_full_output (result, stream);
+
+  json_builder_set_member_name (builder, dropped);
+  json_builder_add_int_value (builder, (gint64) terret_result_get_dropped (result, stream));
+
+  json_builder_set_member_name (builder, omitted_at);
+  if (terret_result_get_dropped (result, stream) > 0)
+    json_builder_add_int_value (builder, (gint64) terret_result_get_omitted_at (result, stream));
+  else
+    json_builder_add_null_value (builder);
+
+  if (path != NULL)
+    add_bytes_member (builder, full_output, (const guint8 *) path, strlen (path));
+  else
+    {
+      json_builder_set_member_name (builder, full_output);
+      json_builder_add_null_value (builder);
+    }
+}
+
 /*
  * cli_result_add_members:
  *
@@ -181,6 +211,11 @@ cli_result_add_members (JsonBuilder  *builder,
   json_builder_add_int_value (builder,
                               (gint64)(terret_result_get_dropped (result, TERRET_STREAM_STDOUT) +
                                        terret_result_get_dropped (result, TERRET_STREAM_STDERR)));
+
+  /* Where the capture left bytes out, per stream, and the files that
+   * hold them all (keep-full-output). */
+  add_stream_capture_members (builder, result, TERRET_STREAM_STDOUT, "");
+  add_stream_capture_members (builder, result, TERRET_STREAM_STDERR, "stderr_");
 
   /* A directory name is bytes too; a non-UTF-8 one travels as base64
    * rather than being mangled into something that names no directory. */
@@ -413,8 +448,9 @@ cli_json_get_seconds (JsonObject  *request,
 /*
  * cli_request_from_json:
  *
- * The request a `run` names: `command` (required), `session`, `timeout`
- * and `on_timeout` (`kill` or `detach`). Other members are the caller's
+ * The request a `run` names: `command` (required), `session`, `timeout`,
+ * `on_timeout` (`kill` or `detach`), `capture` (`head`, `tail`,
+ * `head-tail` or `default`) and `keep_full_output`. Other members are the caller's
  * to have checked.
  */
 TerretRequest *
@@ -422,14 +458,27 @@ cli_request_from_json (JsonObject  *object,
                        GError     **error)
 {
   g_autoptr(TerretRequest) request = NULL;
-  const char *command, *session, *on_timeout;
+  const char *command, *session, *on_timeout, *capture;
+  TerretCaptureMode capture_mode = TERRET_CAPTURE_MODE_DEFAULT;
+  JsonNode *keep_full_output = json_object_get_member (object, "keep_full_output");
   double timeout = 0;
 
   if (!cli_json_get_string (object, "command", TRUE, &command, error) ||
       !cli_json_get_string (object, "session", FALSE, &session, error) ||
       !cli_json_get_seconds (object, "timeout", &timeout, error) ||
-      !cli_json_get_string (object, "on_timeout", FALSE, &on_timeout, error))
+      !cli_json_get_string (object, "on_timeout", FALSE, &on_timeout, error) ||
+      !cli_json_get_string (object, "capture", FALSE, &capture, error) ||
+      (capture != NULL && !cli_parse_capture (capture, &capture_mode, error)))
     return NULL;
+
+  if (keep_full_output != NULL && !JSON_NODE_HOLDS_NULL (keep_full_output) &&
+      (!JSON_NODE_HOLDS_VALUE (keep_full_output) ||
+       json_node_get_value_type (keep_full_output) != G_TYPE_BOOLEAN))
+    {
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                   "“keep_full_output” must be true or false");
+      return NULL;
+    }
 
   if (on_timeout != NULL && !g_str_equal (on_timeout, "kill") && !g_str_equal (on_timeout, "detach"))
     {
@@ -444,6 +493,47 @@ cli_request_from_json (JsonObject  *object,
   terret_request_set_timeout (request, timeout);
   if (on_timeout != NULL && g_str_equal (on_timeout, "detach"))
     terret_request_set_timeout_action (request, TERRET_TIMEOUT_ACTION_DETACH);
+  terret_request_set_capture (request, capture_mode);
+  if (keep_full_output != NULL && JSON_NODE_HOLDS_VALUE (keep_full_output))
+    terret_request_set_keep_full_output (request, json_node_get_boolean (keep_full_output));
 
   return g_steal_pointer (&request);
+}
+
+/*
+ * cli_parse_capture:
+ *
+ * The capture mode a `--capture` option or a `capture` field names:
+ * `head`, `tail`, `head-tail` or `default`.
+ */
+gboolean
+cli_parse_capture (const char         *text,
+                   TerretCaptureMode  *mode,
+                   GError            **error)
+{
+  static const char * const names[] = { "default", "head", "tail", "head-tail" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (g_str_equal (text, names[i]))
+      {
+        *mode = (TerretCaptureMode) i;
+        return TRUE;
+      }
+
+  g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+               "the capture must be head, tail, head-tail or default, not “%s”", text);
+  return FALSE;
+}
+
+/*
+ * cli_take_full_output:
+ *
+ * A one-shot CLI run's full-output files outlive it: the CLI closes its
+ * sessions before it exits, and the path it prints must still name them.
+ */
+void
+cli_take_full_output (TerretResult *result)
+{
+  g_free (terret_result_steal_full_output (result, TERRET_STREAM_STDOUT));
+  g_free (terret_result_steal_full_output (result, TERRET_STREAM_STDERR));
 }

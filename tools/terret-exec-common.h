@@ -33,6 +33,10 @@ gboolean        cli_json_get_seconds       (JsonObject          *request,
                                             GError             **error);
 TerretRequest  *cli_request_from_json      (JsonObject          *object,
                                             GError             **error);
+gboolean        cli_parse_capture          (const char          *text,
+                                            TerretCaptureMode   *mode,
+                                            GError             **error);
+void            cli_take_full_output       (TerretResult        *result);
 int             cli_exit_code_for_result   (TerretResult        *result);
 gboolean        cli_write_all              (int                  fd,
                                             const void          *data,

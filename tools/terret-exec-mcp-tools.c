@@ -74,6 +74,8 @@ static const char run_output_schema[] =
   "  \"limit_hit\": {\"type\": [\"string\", \"null\"], \"description\": \"The resource limits the command ran into (memory, processes, cpu, file-size, open-files), comma-separated\"},"
   "  \"dropped\": {\"type\": \"integer\", \"description\": \"Bytes of output the capture dropped\"},"
   "  \"cwd\": {\"type\": [\"string\", \"null\"], \"description\": \"The session's working directory after the run, where the backend knows it\"},"
+  "  \"omitted_at\": {\"type\": [\"integer\", \"null\"], \"description\": \"Where in the output the omitted bytes begin (dropped of them)\"},"
+  "  \"full_output\": {\"type\": [\"string\", \"null\"], \"description\": \"The file holding the whole output, with keep_full_output\"},"
   "  \"cwd_base64\": {\"type\": \"string\"}"
   " },"
   " \"required\": [\"status\", \"signal\", \"notice\", \"timed_out\", \"running\", \"dropped\"]}";
@@ -205,6 +207,34 @@ append_bytes (GString *text,
     }
 }
 
+/* A stream with the marker line where the capture left bytes out, so
+ * a model reads where the middle of a long output went. */
+static void
+append_stream (GString      *text,
+               TerretResult *result,
+               TerretStream  stream)
+{
+  GBytes *bytes = stream == TERRET_STREAM_STDOUT ? terret_result_get_stdout (result)
+                                                 : terret_result_get_stderr (result);
+  g_autofree char *marker = terret_result_format_omitted (result, stream);
+  gsize cut = terret_result_get_cut_offset (result, stream);
+  gsize len = bytes != NULL ? g_bytes_get_size (bytes) : 0;
+
+  if (marker == NULL || bytes == NULL)
+    {
+      append_bytes (text, bytes);
+      return;
+    }
+  {
+    g_autoptr(GBytes) before = g_bytes_new_from_bytes (bytes, 0, MIN (cut, len));
+    g_autoptr(GBytes) after = g_bytes_new_from_bytes (bytes, MIN (cut, len), len - MIN (cut, len));
+
+    append_bytes (text, before);
+    g_string_append (text, marker);
+    append_bytes (text, after);
+  }
+}
+
 /* The output as a model reads it, then one bracketed line saying how the
  * command ended and where the session now is. */
 static char *
@@ -217,13 +247,13 @@ result_text (TerretResult *result)
   gsize dropped = terret_result_get_dropped (result, TERRET_STREAM_STDOUT) +
                   terret_result_get_dropped (result, TERRET_STREAM_STDERR);
 
-  append_bytes (text, terret_result_get_stdout (result));
+  append_stream (text, result, TERRET_STREAM_STDOUT);
   if (err != NULL && g_bytes_get_size (err) > 0)
     {
       if (text->len > 0 && text->str[text->len - 1] != '\n')
         g_string_append_c (text, '\n');
       g_string_append (text, "[stderr]\n");
-      append_bytes (text, err);
+      append_stream (text, result, TERRET_STREAM_STDERR);
     }
   if (text->len > 0 && text->str[text->len - 1] != '\n')
     g_string_append_c (text, '\n');
@@ -456,7 +486,9 @@ tool_close (CliMcpTools *self,
 
 /* The table ------------------------------------------------------------ */
 
-static const char * const bash_fields[] = { "command", "session", "timeout", "on_timeout", NULL };
+static const char * const bash_fields[] = {
+  "command", "session", "timeout", "on_timeout", "capture", "keep_full_output", NULL
+};
 static const char * const input_fields[] = { "session", "data", NULL };
 static const char * const poll_fields[] = { "session", "wait", NULL };
 static const char * const session_fields[] = { "session", NULL };
@@ -474,7 +506,9 @@ static const Tool tools[] = {
     " \"command\": {\"type\": \"string\", \"description\": \"The command line, as bash reads it\"},"
     " " SESSION_PROPERTY ","
     " \"timeout\": {\"type\": \"number\", \"minimum\": 0, \"description\": \"Seconds the command may run; 0 or absent: the backend's setting\"},"
-    " \"on_timeout\": {\"type\": \"string\", \"enum\": [\"kill\", \"detach\"], \"description\": \"At the timeout, kill the command (default) or return its output so far and leave it running (bash_poll, bash_input and bash_interrupt then reach it)\"}"
+    " \"on_timeout\": {\"type\": \"string\", \"enum\": [\"kill\", \"detach\"], \"description\": \"At the timeout, kill the command (default) or return its output so far and leave it running (bash_poll, bash_input and bash_interrupt then reach it)\"},"
+    " \"capture\": {\"type\": \"string\", \"enum\": [\"head\", \"tail\", \"head-tail\", \"default\"], \"description\": \"Which part of a long output to keep: the start, the end, or both with the middle omitted (a build's cause and its error); default: the backend's\"},"
+    " \"keep_full_output\": {\"type\": \"boolean\", \"description\": \"Also keep every byte of the output in a file whose path the result gives (full_output)\"}"
     "}, \"required\": [\"command\"], \"additionalProperties\": false}",
     TRUE, tool_bash },
   { "bash_input", TERRET_CAPABILITY_INPUT, input_fields,

@@ -421,7 +421,8 @@ op_cancel (Server      *server,
   return FALSE;
 }
 
-static const char * const run_fields[] = { "session", "command", "timeout", "on_timeout", NULL };
+static const char * const run_fields[] = { "session", "command", "timeout", "on_timeout",
+                                            "capture", "keep_full_output", NULL };
 static const char * const input_fields[] = { "session", "data", "data_base64", NULL };
 static const char * const poll_fields[] = { "session", "wait", NULL };
 static const char * const close_fields[] = { "session", NULL };
@@ -731,13 +732,15 @@ static const char serve_summary[] =
   "request on stdout as each completes; runs in different sessions run\n"
   "concurrently. A request is an object:\n"
   "  {\"id\": ANY, \"op\": \"run\", \"session\": \"default\", \"command\": \"ls\", \"timeout\": 2.5}\n"
-  "Ops: run (default; on_timeout: kill or detach), close (session), close-all,\n"
+  "Ops: run (default; on_timeout: kill or detach; capture: head, tail or\n"
+  "head-tail; keep_full_output: true), close (session), close-all,\n"
   "cancel (target: a run's or poll's id, and/or session: what runs there),\n"
   "input (session, data or data_base64), interrupt (session), poll (session,\n"
   "wait: seconds).\n"
   "A response carries the id, ok, and for a run status, signal, stdout or\n"
   "stdout_base64, stderr or stderr_base64, notice, timed_out, running, dropped,\n"
-  "cwd;\n"
+  "stdout_dropped, omitted_at, full_output, stderr_dropped, stderr_omitted_at,\n"
+  "stderr_full_output, cwd;\n"
   "when ok is false, error {code, message}.\n"
   "At the end of input the server lets runs in flight finish, closes every\n"
   "session and exits 0.";

@@ -151,12 +151,40 @@ fail_not_run (gboolean      json,
   return CLI_EXIT_NOT_RUN;
 }
 
+/* The kept bytes of @stream, with the marker line where the capture left
+ * bytes out. */
+static void
+write_kept (RunState     *state,
+            TerretStream  stream)
+{
+  GBytes *bytes = stream == TERRET_STREAM_STDOUT ? terret_result_get_stdout (state->result)
+                                                 : terret_result_get_stderr (state->result);
+  g_autofree char *marker = terret_result_format_omitted (state->result, stream);
+  gsize cut = terret_result_get_cut_offset (state->result, stream);
+  gsize len = 0;
+  const guint8 *data;
+
+  if (bytes == NULL)
+    return;
+  data = g_bytes_get_data (bytes, &len);
+  if (marker == NULL)
+    {
+      write_output (state, stream, data, len);
+      return;
+    }
+  cut = MIN (cut, len);
+  write_output (state, stream, data, cut);
+  write_output (state, stream, (const guint8 *) marker, strlen (marker));
+  write_output (state, stream, data + cut, len - cut);
+}
+
 static int
-run_command (TerretExecutor *executor,
-             const char     *command,
-             const char     *session,
-             double          timeout,
-             gboolean        json)
+run_command (TerretExecutor    *executor,
+             const char        *command,
+             const char        *session,
+             double             timeout,
+             TerretCaptureMode  capture,
+             gboolean           json)
 {
   g_auto(RunState) state = { 0 };
   g_autoptr(TerretRequest) request = terret_request_new (command);
@@ -170,9 +198,12 @@ run_command (TerretExecutor *executor,
   if (session != NULL)
     terret_request_set_session (request, session);
   terret_request_set_timeout (request, timeout);
+  terret_request_set_capture (request, capture);
 
-  /* Without live progress the output is written when the run is over. */
-  streamed = !json && (terret_executor_get_capabilities (executor) & TERRET_CAPABILITY_PROGRESS);
+  /* Without live progress the output is written when the run is over;
+   * so is it with --capture, marker line included. */
+  streamed = !json && capture == TERRET_CAPTURE_MODE_DEFAULT &&
+             (terret_executor_get_capabilities (executor) & TERRET_CAPABILITY_PROGRESS);
   if (streamed)
     terret_request_set_progress_func (request, on_progress, &state, NULL);
 
@@ -186,6 +217,8 @@ run_command (TerretExecutor *executor,
   /* The request may outlive this frame inside the backend; it must not
    * call back into it. */
   terret_request_set_progress_func (request, NULL, NULL, NULL);
+  if (state.result != NULL)
+    cli_take_full_output (state.result);
   terret_executor_close_all (executor);
 
   g_source_remove (sigint_id);
@@ -203,19 +236,19 @@ run_command (TerretExecutor *executor,
 
       if (!streamed)
         {
-          GBytes *out = terret_result_get_stdout (state.result);
-          GBytes *err = terret_result_get_stderr (state.result);
-          gsize len = 0;
-          const guint8 *data;
-
-          data = g_bytes_get_data (out, &len);
-          write_output (&state, TERRET_STREAM_STDOUT, data, len);
-          if (err != NULL)
-            {
-              data = g_bytes_get_data (err, &len);
-              write_output (&state, TERRET_STREAM_STDERR, data, len);
-            }
+          write_kept (&state, TERRET_STREAM_STDOUT);
+          write_kept (&state, TERRET_STREAM_STDERR);
         }
+
+      for (guint i = 0; i <= TERRET_STREAM_STDERR; i++)
+        if (terret_result_get_full_output (state.result, i) != NULL)
+          {
+            g_autofree char *line = g_strdup_printf ("full %s: %s",
+                                                     i == 0 ? "output" : "standard error",
+                                                     terret_result_get_full_output (state.result, i));
+
+            print_notice (line);
+          }
 
       if (notice != NULL)
         print_notice (notice);
@@ -654,6 +687,8 @@ main (int    argc,
   g_autofree char *session = NULL;
   g_autofree char *command_opt = NULL;
   g_autofree char *command = NULL;
+  g_autofree char *capture_opt = NULL;
+  TerretCaptureMode capture = TERRET_CAPTURE_MODE_DEFAULT;
   g_auto(GStrv) settings = NULL;
   g_auto(GStrv) words = NULL;
   double timeout = 0;
@@ -669,6 +704,9 @@ main (int    argc,
       "Stop the command after SECS seconds (fractions allowed; 0: the backend's setting)", "SECS" },
     { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &settings,
       "Set a backend setting (repeatable; see --list-backends)", "KEY=VALUE" },
+    { "capture", 0, 0, G_OPTION_ARG_STRING, &capture_opt,
+      "Keep the head, tail or head-tail of output past max-output, written with a marker line "
+      "where bytes were left out", "MODE" },
     { "command", 'c', 0, G_OPTION_ARG_STRING, &command_opt,
       "The command to run", "COMMAND" },
     { "json", 'j', 0, G_OPTION_ARG_NONE, &json,
@@ -738,9 +776,12 @@ main (int    argc,
       return fail_not_run (json, error);
     }
 
+  if (capture_opt != NULL && !cli_parse_capture (capture_opt, &capture, &error))
+    return fail_not_run (json, error);
+
   executor = terret_executor_new_with_settings (backend, (const char * const *)settings, &error);
   if (executor == NULL)
     return fail_not_run (json, error);
 
-  return run_command (executor, command, session, timeout, json);
+  return run_command (executor, command, session, timeout, capture, json);
 }

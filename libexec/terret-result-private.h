@@ -1,0 +1,17 @@
+/* terret-result-private.h: what the engines attach to a result
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include "terret-result.h"
+#include "terret-spool-private.h"
+
+G_BEGIN_DECLS
+
+void _terret_result_set_spool (TerretResult *self,
+                               TerretStream  stream,
+                               TerretSpool  *spool);
+
+G_END_DECLS
