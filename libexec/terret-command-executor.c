@@ -11,6 +11,7 @@
 
 #include "terret-command-run-private.h"
 #include "terret-launcher-private.h"
+#include "terret-sandbox-private.h"
 #include "terret-error.h"
 #include "terret-executor.h"
 #include "terret-result.h"
@@ -60,7 +61,7 @@
 typedef struct
 {
   TerretSettingsStore settings;
-  TerretSupervisor *supervisor; /* (owned) */
+  TerretSupervisorPool supervisors; /* one launcher per sandbox policy */
 
   /* The ends of detached commands that no poll collected yet, by session
    * key; the next poll of the key returns it, the next run drops it. */
@@ -101,6 +102,13 @@ static const TerretSettingId command_settings[] = {
   TERRET_SETTING_KEEP_FULL_OUTPUT,
   TERRET_SETTING_FULL_OUTPUT_DIR,
   TERRET_SETTING_FULL_OUTPUT_MAX,
+  TERRET_SETTING_SANDBOX,
+  TERRET_SETTING_WORKSPACE,
+  TERRET_SETTING_WRITABLE,
+  TERRET_SETTING_HIDDEN,
+  TERRET_SETTING_NETWORK,
+  TERRET_SETTING_ENV_POLICY,
+  TERRET_SETTING_ENV_EXCLUDE,
 };
 
 /* --- Runs ----------------------------------------------------------------- */
@@ -281,6 +289,7 @@ terret_command_executor_run_async (TerretExecutor      *executor,
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
   g_autoptr(TerretSettings) settings = NULL;
   g_autoptr(GError) error = NULL;
+  g_autoptr(TerretSupervisor) supervisor = NULL;
   TerretResult *parked;
   double timeout;
   CommandRun *run;
@@ -305,11 +314,19 @@ terret_command_executor_run_async (TerretExecutor      *executor,
   if (timeout <= 0)
     timeout = settings->timeout;
 
-  if (priv->supervisor == NULL)
-    priv->supervisor = _terret_supervisor_new ();
+  {
+    g_auto(GStrv) wrapper = _terret_sandbox_build_wrapper (settings, &error);
+
+    if (error != NULL)
+      {
+        g_task_return_error (task, g_steal_pointer (&error));
+        return;
+      }
+    supervisor = _terret_supervisor_pool_get (&priv->supervisors, (const char * const *)wrapper);
+  }
 
   run = _terret_command_run_new (self, g_object_ref (task), request, settings, timeout);
-  if (!_terret_command_run_spawn (run, priv->supervisor, cancellable, &error))
+  if (!_terret_command_run_spawn (run, supervisor, cancellable, &error))
     {
       /* Nothing ran: nothing to keep. */
       for (guint i = 0; i < G_N_ELEMENTS (run->streams); i++)
@@ -517,7 +534,11 @@ terret_command_executor_poll_finish (TerretExecutor  *executor,
 static char *
 terret_command_executor_dup_containment (TerretExecutor *executor)
 {
-  return _terret_launcher_describe_containment ();
+  TerretCommandExecutor *self = TERRET_COMMAND_EXECUTOR (executor);
+  TerretCommandExecutorPrivate *priv = terret_command_executor_get_instance_private (self);
+  g_autoptr(TerretSettings) settings = _terret_settings_store_snapshot (&priv->settings);
+
+  return _terret_sandbox_describe (settings);
 }
 
 static void
@@ -601,7 +622,7 @@ terret_command_executor_finalize (GObject *object)
   g_clear_pointer (&priv->runs, g_ptr_array_unref);
   g_clear_pointer (&priv->parked, g_hash_table_unref);
   g_clear_pointer (&priv->spools, g_hash_table_unref);
-  g_clear_pointer (&priv->supervisor, _terret_supervisor_unref);
+  _terret_supervisor_pool_clear (&priv->supervisors);
   _terret_settings_store_clear (&priv->settings);
 
   G_OBJECT_CLASS (terret_command_executor_parent_class)->finalize (object);
@@ -755,4 +776,5 @@ terret_command_executor_init (TerretCommandExecutor *self)
   priv->runs = g_ptr_array_new ();
   priv->parked = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   priv->spools = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, spools_remove);
+  _terret_supervisor_pool_init (&priv->supervisors);
 }

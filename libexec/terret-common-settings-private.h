@@ -45,6 +45,14 @@ typedef enum
   TERRET_SETTING_KEEP_FULL_OUTPUT,
   TERRET_SETTING_FULL_OUTPUT_DIR,
   TERRET_SETTING_FULL_OUTPUT_MAX,
+  /* Where commands may reach (terret-sandbox.c). */
+  TERRET_SETTING_SANDBOX,
+  TERRET_SETTING_WORKSPACE,
+  TERRET_SETTING_WRITABLE,
+  TERRET_SETTING_HIDDEN,
+  TERRET_SETTING_NETWORK,
+  TERRET_SETTING_ENV_POLICY,
+  TERRET_SETTING_ENV_EXCLUDE,
   N_TERRET_SETTINGS
 } TerretSettingId;
 
@@ -77,6 +85,14 @@ typedef struct
   gboolean keep_full_output;
   char *full_output_dir;        /* (nullable) the default directory */
   guint64 full_output_max;
+  /* Where commands may reach (terret-sandbox.c). */
+  TerretSandbox sandbox;
+  char *workspace;              /* (nullable) the cwd setting, else the host's */
+  GStrv writable;               /* (nullable) */
+  GStrv hidden;                 /* (nullable) NULL: the defaults under a sandbox */
+  TerretNetwork network;
+  TerretEnvPolicy env_policy;
+  GStrv env_exclude;            /* (nullable) NULL: the defaults under a sandbox */
 } TerretSettings;
 
 TerretSettings *_terret_settings_ref            (TerretSettings       *settings);

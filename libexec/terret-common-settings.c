@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 
 #include "terret-common-settings-private.h"
+#include "terret-sandbox-private.h"
 #include "terret-enum-types.h"
 #include "terret-error.h"
 
@@ -55,6 +56,8 @@ new_param_spec (TerretSettingId id,
 
   if (is_capture_setting (id))
     return capture_param_spec (id, engine, flags);
+  if (_terret_sandbox_is_setting (id))
+    return _terret_sandbox_param_spec (id, flags);
 
   switch (id)
     {
@@ -199,6 +202,7 @@ settings_copy (const TerretSettings *other)
   settings->env = g_strdupv (other->env);
   settings->shell = g_strdup (other->shell);
   settings->full_output_dir = g_strdup (other->full_output_dir);
+  _terret_sandbox_copy (settings, other);
   return settings;
 }
 
@@ -219,6 +223,7 @@ _terret_settings_unref (TerretSettings *settings)
   g_strfreev (settings->env);
   g_free (settings->shell);
   g_free (settings->full_output_dir);
+  _terret_sandbox_clear (settings);
   g_free (settings);
 }
 
@@ -272,7 +277,8 @@ _terret_settings_build_environ (const TerretSettings  *settings,
                                 const char * const    *extra,
                                 GError               **error)
 {
-  g_auto(GStrv) envp = base != NULL ? g_strdupv ((char **)base) : g_get_environ ();
+  g_auto(GStrv) envp = base != NULL ? g_strdupv ((char **)base)
+                                     : _terret_sandbox_filter_environ (settings, g_get_environ ());
   gboolean session = settings->engine == TERRET_ENGINE_SESSION;
 
   if (session && !overlay (&envp, session_environ, "default", TERRET_EXEC_ERROR_INVALID_CONFIG, error))
@@ -415,6 +421,11 @@ _terret_settings_store_get (TerretSettingsStore *store,
       capture_get (s, (TerretSettingId)(prop_id - 1), value);
       return;
     }
+  if (_terret_sandbox_is_setting ((TerretSettingId)(prop_id - 1)))
+    {
+      _terret_sandbox_get (s, (TerretSettingId)(prop_id - 1), value);
+      return;
+    }
 
   switch ((TerretSettingId)(prop_id - 1))
     {
@@ -495,6 +506,8 @@ _terret_settings_store_set (TerretSettingsStore *store,
   s = settings_copy (store->current);
   if (is_capture_setting ((TerretSettingId)(prop_id - 1)))
     changed = capture_set (s, (TerretSettingId)(prop_id - 1), value);
+  else if (_terret_sandbox_is_setting ((TerretSettingId)(prop_id - 1)))
+    changed = _terret_sandbox_set (s, (TerretSettingId)(prop_id - 1), value);
   else switch ((TerretSettingId)(prop_id - 1))
     {
     case TERRET_SETTING_TIMEOUT:

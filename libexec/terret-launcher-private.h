@@ -11,6 +11,6 @@
 G_BEGIN_DECLS
 
 TerretLauncher *_terret_launcher_new_for (TerretSupervisor *supervisor);
-char           *_terret_launcher_describe_containment (void);
+char           *_terret_launcher_describe_containment (gboolean sandboxed);
 
 G_END_DECLS

@@ -439,18 +439,21 @@ cgroup_kind (const char *controller)
  * how each limit is enforced, as --list-backends says it.
  */
 char *
-_terret_launcher_describe_containment (void)
+_terret_launcher_describe_containment (gboolean sandboxed)
 {
-  const char *memory = cgroup_kind ("memory");
-  const char *pids = cgroup_kind ("pids");
+  /* Inside a sandbox /sys is read-only: no unit can make a cgroup. */
+  const char *memory = sandboxed ? NULL : cgroup_kind ("memory");
+  const char *pids = sandboxed ? NULL : cgroup_kind ("pids");
   g_autofree char *memory_how = memory != NULL
     ? g_strdup_printf ("is held by a %s of the session's or run's own", memory)
-    : g_strdup ("is held as each process's address space (no cgroup can be made here)");
+    : g_strdup_printf ("is held as each process's address space (no cgroup can be made %s)",
+                       sandboxed ? "inside the sandbox" : "here");
   g_autofree char *pids_how = pids != NULL
     ? g_strdup_printf ("by a %s", pids)
     : g_strdup (geteuid () == 0
-                ? "not at all: no cgroup can be made here, and the rlimit does not hold for root"
-                : "over all of the user's processes (no cgroup can be made here)");
+                ? "not at all: no cgroup can be made here or in a sandbox, and the rlimit does "
+                  "not hold for root"
+                : "over all of the user's processes (no cgroup can be made here or in a sandbox)");
 
   return g_strdup_printf ("every process runs under terret-launcher, a child subreaper: what a "
                           "command starts, setsid, nohup and double-forked jobs included, ends with "
@@ -560,19 +563,47 @@ read_start (int          unit_fd,
    * for a launcher stuck in the kernel, never met otherwise. */
   struct pollfd pfd = { unit_fd, POLLIN, 0 };
   TerretWireRecord record = { 0 };
+  GPid seen = 0;
   ssize_t n = -1;
   int ret;
 
-  do
-    ret = poll (&pfd, 1, 30 * 1000);
-  while (ret < 0 && errno == EINTR);
-  if (ret > 0)
-    do
-      n = recv (unit_fd, &record, sizeof record, 0);
-    while (n < 0 && errno == EINTR);
+  for (;;)
+    {
+      char control[CMSG_SPACE (sizeof (struct ucred))];
+      struct iovec iov = { &record, sizeof record };
+      struct msghdr msg = { 0 };
+
+      msg.msg_iov = &iov;
+      msg.msg_iovlen = 1;
+      msg.msg_control = control;
+      msg.msg_controllen = sizeof control;
+
+      n = -1;
+      do
+        ret = poll (&pfd, 1, 30 * 1000);
+      while (ret < 0 && errno == EINTR);
+      if (ret > 0)
+        do
+          n = recvmsg (unit_fd, &msg, MSG_CMSG_CLOEXEC);
+        while (n < 0 && errno == EINTR);
+
+      if (n != sizeof record || record.type != TERRET_WIRE_EVENT_PID)
+        break;
+
+      /* The process's own word: the kernel's credentials on it carry its
+       * pid in this namespace, whatever namespace it runs in. */
+      for (struct cmsghdr *c = CMSG_FIRSTHDR (&msg); c != NULL; c = CMSG_NXTHDR (&msg, c))
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS)
+          {
+            struct ucred cred;
+
+            memcpy (&cred, CMSG_DATA (c), sizeof cred);
+            seen = cred.pid;
+          }
+    }
 
   if (n == sizeof record && record.type == TERRET_WIRE_EVENT_STARTED && record.a > 0)
-    return record.a;
+    return seen > 0 ? seen : record.a;
 
   if (n == sizeof record && record.type == TERRET_WIRE_EVENT_FAILED)
     {
@@ -641,7 +672,10 @@ terret_launcher_spawn (TerretLauncher      *self,
                  "Could not run “%s”: it was not found in PATH", argv[0]);
   else if ((payload_fd = write_payload (self, program, argv, error)) >= 0)
     {
-      if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
+      int on = 1;
+
+      if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0 ||
+          setsockopt (pair[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof on) < 0)
         {
           int saved_errno = errno;
 

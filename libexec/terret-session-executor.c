@@ -10,6 +10,7 @@
 #include "terret-error.h"
 #include "terret-executor.h"
 #include "terret-launcher-private.h"
+#include "terret-sandbox-private.h"
 #include "terret-session-executor.h"
 #include "terret-shell-session-private.h"
 
@@ -75,7 +76,7 @@ typedef struct
    * subclass or a session. */
   GMutex mutex;
   GHashTable *sessions;         /* (owned) key → TerretShellSession */
-  TerretSupervisor *supervisor; /* (owned) (nullable) until the first shell */
+  TerretSupervisorPool supervisors; /* one launcher per sandbox policy */
 } TerretSessionExecutorPrivate;
 
 static void executor_iface_init (TerretExecutorInterface *iface);
@@ -103,23 +104,34 @@ static const TerretSettingId session_settings[] = {
   TERRET_SETTING_KEEP_FULL_OUTPUT,
   TERRET_SETTING_FULL_OUTPUT_DIR,
   TERRET_SETTING_FULL_OUTPUT_MAX,
+  TERRET_SETTING_SANDBOX,
+  TERRET_SETTING_WORKSPACE,
+  TERRET_SETTING_WRITABLE,
+  TERRET_SETTING_HIDDEN,
+  TERRET_SETTING_NETWORK,
+  TERRET_SETTING_ENV_POLICY,
+  TERRET_SETTING_ENV_EXCLUDE,
 };
 
 /* --- Starting shells ------------------------------------------------------ */
 
+/* The launcher a shell with @settings starts under: inside the sandbox
+ * they ask for, if any. */
 static TerretSupervisor *
-get_supervisor (TerretSessionExecutor *self)
+get_supervisor (TerretSessionExecutor  *self,
+                TerretSettings         *settings,
+                GError                **error)
 {
   TerretSessionExecutorPrivate *priv = terret_session_executor_get_instance_private (self);
-  TerretSupervisor *supervisor;
+  g_autoptr(GError) local_error = NULL;
+  g_auto(GStrv) wrapper = _terret_sandbox_build_wrapper (settings, &local_error);
 
-  g_mutex_lock (&priv->mutex);
-  if (priv->supervisor == NULL)
-    priv->supervisor = _terret_supervisor_new ();
-  supervisor = _terret_supervisor_ref (priv->supervisor);
-  g_mutex_unlock (&priv->mutex);
-
-  return supervisor;
+  if (local_error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
+  return _terret_supervisor_pool_get (&priv->supervisors, (const char * const *)wrapper);
 }
 
 /* A session found no shell: what its new one starts with, from the
@@ -133,9 +145,13 @@ start_shell (TerretShellSession  *session,
 {
   TerretSessionExecutor *self = user_data;
   TerretSessionExecutorClass *klass = TERRET_SESSION_EXECUTOR_GET_CLASS (self);
-  g_autoptr(TerretSupervisor) supervisor = get_supervisor (self);
+  g_autoptr(TerretSupervisor) supervisor = NULL;
   g_autoptr(TerretLauncher) launcher = NULL;
   g_auto(GStrv) envp = NULL;
+
+  supervisor = get_supervisor (self, settings, error);
+  if (supervisor == NULL)
+    return NULL;
 
   envp = _terret_settings_build_environ (settings, NULL, NULL, error);
   if (envp == NULL)
@@ -455,7 +471,10 @@ terret_session_executor_dup_containment (TerretExecutor *executor)
 static char *
 terret_session_executor_real_describe_containment (TerretSessionExecutor *self)
 {
-  return _terret_launcher_describe_containment ();
+  TerretSessionExecutorPrivate *priv = terret_session_executor_get_instance_private (self);
+  g_autoptr(TerretSettings) settings = _terret_settings_store_snapshot (&priv->settings);
+
+  return _terret_sandbox_describe (settings);
 }
 
 static void
@@ -582,7 +601,7 @@ terret_session_executor_finalize (GObject *object)
   TerretSessionExecutorPrivate *priv = terret_session_executor_get_instance_private (self);
 
   g_clear_pointer (&priv->sessions, g_hash_table_unref);
-  g_clear_pointer (&priv->supervisor, _terret_supervisor_unref);
+  _terret_supervisor_pool_clear (&priv->supervisors);
   _terret_settings_store_clear (&priv->settings);
   g_mutex_clear (&priv->mutex);
 
@@ -738,5 +757,6 @@ terret_session_executor_init (TerretSessionExecutor *self)
 
   g_mutex_init (&priv->mutex);
   priv->sessions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  _terret_supervisor_pool_init (&priv->supervisors);
   _terret_settings_store_init (&priv->settings, TERRET_ENGINE_SESSION);
 }

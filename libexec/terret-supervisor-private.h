@@ -16,6 +16,7 @@ G_BEGIN_DECLS
 typedef struct _TerretSupervisor TerretSupervisor;
 
 TerretSupervisor *_terret_supervisor_new          (void);
+TerretSupervisor *_terret_supervisor_new_wrapped  (const char * const *wrapper);
 TerretSupervisor *_terret_supervisor_ref          (TerretSupervisor  *self);
 void              _terret_supervisor_unref        (TerretSupervisor  *self);
 TerretSupervisor *_terret_supervisor_get_default  (void);
@@ -28,5 +29,19 @@ int               _terret_supervisor_spawn        (TerretSupervisor  *self,
                                                    GError           **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TerretSupervisor, _terret_supervisor_unref)
+
+/* An executor's launchers, one per sandbox policy: runs with the same
+ * policy share one, a changed setting starts another for what starts
+ * next. */
+typedef struct
+{
+  GMutex mutex;
+  GHashTable *by_wrapper;       /* (owned) joined wrapper or "" -> supervisor */
+} TerretSupervisorPool;
+
+void              _terret_supervisor_pool_init    (TerretSupervisorPool *pool);
+void              _terret_supervisor_pool_clear   (TerretSupervisorPool *pool);
+TerretSupervisor *_terret_supervisor_pool_get     (TerretSupervisorPool *pool,
+                                                   const char * const   *wrapper);
 
 G_END_DECLS

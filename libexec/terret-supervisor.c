@@ -20,11 +20,14 @@
 #include <signal.h>
 #include <spawn.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <gio/gio.h>
+#include <glib-unix.h>
 
 
 #include "launcher/terret-launcher-wire.h"
@@ -40,16 +43,33 @@ struct _TerretSupervisor
   GMutex mutex;
   int socket;                   /* -1 until started */
   GPid pid;
+  GStrv wrapper;                /* (owned) (nullable) what the launcher runs under */
 };
 
 TerretSupervisor *
 _terret_supervisor_new (void)
+{
+  return _terret_supervisor_new_wrapped (NULL);
+}
+
+/*
+ * _terret_supervisor_new_wrapped:
+ * @wrapper: (nullable): a command line the launcher runs under, up to
+ *   and including its `--` (bwrap, for a sandbox)
+ *
+ * A supervisor whose launcher, and so everything it starts, runs inside
+ * @wrapper. The wrapper must pass descriptors 3 (the socket) and 4 (the
+ * --info-fd bwrap writes to once the sandbox is up) through.
+ */
+TerretSupervisor *
+_terret_supervisor_new_wrapped (const char * const *wrapper)
 {
   TerretSupervisor *self = g_new0 (TerretSupervisor, 1);
 
   g_atomic_ref_count_init (&self->ref_count);
   g_mutex_init (&self->mutex);
   self->socket = -1;
+  self->wrapper = g_strdupv ((char **)wrapper);
   return self;
 }
 
@@ -86,6 +106,7 @@ _terret_supervisor_unref (TerretSupervisor *self)
 
   supervisor_stop (self);
   g_mutex_clear (&self->mutex);
+  g_strfreev (self->wrapper);
   g_free (self);
 }
 
@@ -111,23 +132,105 @@ _terret_supervisor_get_program (void)
   return program != NULL && *program != '\0' ? program : TERRET_LAUNCHER_PATH;
 }
 
+/* What a wrapper printed before it failed, for the error. */
+static char *
+read_said (int fd)
+{
+  char buffer[4096];
+  ssize_t n = pread (fd, buffer, sizeof buffer - 1, 0);
+
+  if (n <= 0)
+    return g_strdup ("");
+  buffer[n] = '\0';
+  return g_strstrip (g_utf8_make_valid (buffer, n));
+}
+
+/* With a wrapper, waits for it to say the sandbox is up (bwrap writes its
+ * --info-fd once the child runs, and closes it unwritten when it fails). */
+static gboolean
+wait_wrapper (TerretSupervisor  *self,
+              int                info_fd,
+              int                said_fd,
+              GError           **error)
+{
+  struct pollfd pfd = { info_fd, POLLIN, 0 };
+  char buffer[256];
+  ssize_t n = 0;
+  int ret;
+
+  do
+    ret = poll (&pfd, 1, 30 * 1000);
+  while (ret < 0 && errno == EINTR);
+  if (ret > 0)
+    do
+      n = read (info_fd, buffer, sizeof buffer);
+    while (n < 0 && errno == EINTR);
+
+  if (n > 0)
+    return TRUE;
+
+  {
+    g_autofree char *said = read_said (said_fd);
+
+    g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE,
+                 "Could not set up the sandbox (%s): %s", self->wrapper[0],
+                 *said != '\0' ? said : "it ended without a word");
+  }
+  return FALSE;
+}
+
 static gboolean
 supervisor_start (TerretSupervisor  *self,
                   GError           **error)
 {
   const char *program = _terret_supervisor_get_program ();
-  char *argv[] = { (char *)"terret-launcher", (char *)"--socket", (char *)"3", NULL };
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   posix_spawn_file_actions_t actions;
   posix_spawnattr_t attr;
   sigset_t all, none;
   int pair[2];
+  int info[2] = { -1, -1 };
+  int said = -1;
   pid_t pid;
   int ret;
+
+  if (self->wrapper != NULL)
+    {
+      for (guint i = 0; self->wrapper[i] != NULL; i++)
+        {
+          /* The wrapper's info descriptor, ahead of its `--`. */
+          if (g_str_equal (self->wrapper[i], "--") && self->wrapper[i + 1] == NULL)
+            {
+              g_ptr_array_add (argv, (char *)"--info-fd");
+              g_ptr_array_add (argv, (char *)"4");
+            }
+          g_ptr_array_add (argv, self->wrapper[i]);
+        }
+      g_ptr_array_add (argv, (char *)program);
+      if (!g_unix_open_pipe (info, FD_CLOEXEC, NULL) ||
+          (said = memfd_create ("terret-sandbox-said", MFD_CLOEXEC)) < 0)
+        {
+          int saved_errno = errno;
+
+          if (info[0] >= 0)
+            close (info[0]), close (info[1]);
+          g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE,
+                       "Could not set up the sandbox: %s", g_strerror (saved_errno));
+          return FALSE;
+        }
+    }
+  else
+    g_ptr_array_add (argv, (char *)"terret-launcher");
+  g_ptr_array_add (argv, (char *)"--socket");
+  g_ptr_array_add (argv, (char *)"3");
+  g_ptr_array_add (argv, NULL);
 
   if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
     {
       int saved_errno = errno;
 
+      if (said >= 0)
+        close (said), close (info[0]), close (info[1]);
       g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE,
                    "Could not create the launcher's socket: %s", g_strerror (saved_errno));
       return FALSE;
@@ -146,21 +249,34 @@ supervisor_start (TerretSupervisor  *self,
 
   posix_spawn_file_actions_init (&actions);
   posix_spawn_file_actions_adddup2 (&actions, pair[1], 3);
+  if (self->wrapper != NULL)
+    {
+      posix_spawn_file_actions_adddup2 (&actions, info[1], 4);
+      /* The wrapper's complaints, for the error; what the launcher would
+       * say later goes there too, unread. */
+      posix_spawn_file_actions_adddup2 (&actions, said, 2);
+    }
   /* Only the socket: descriptors the host opened without close-on-exec
    * are none of the launcher's business, nor of what it starts. */
-  posix_spawn_file_actions_addclosefrom_np (&actions, 4);
+  posix_spawn_file_actions_addclosefrom_np (&actions, self->wrapper != NULL ? 5 : 4);
 
-  ret = posix_spawn (&pid, program, &actions, &attr, argv, environ);
+  ret = posix_spawn (&pid, self->wrapper != NULL ? self->wrapper[0] : program, &actions, &attr,
+                     (char **)argv->pdata, environ);
 
   posix_spawn_file_actions_destroy (&actions);
   posix_spawnattr_destroy (&attr);
   close (pair[1]);
+  if (info[1] >= 0)
+    close (info[1]);
 
   if (ret != 0)
     {
       close (pair[0]);
+      if (said >= 0)
+        close (said), close (info[0]);
       g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE,
-                   "Could not start the launcher %s: %s%s", program, g_strerror (ret),
+                   "Could not start the launcher %s: %s%s",
+                   self->wrapper != NULL ? self->wrapper[0] : program, g_strerror (ret),
                    ret == ENOENT ? " (is terret-exec installed completely? set "
                                    TERRET_LAUNCHER_ENV " to use another one)" : "");
       return FALSE;
@@ -168,6 +284,19 @@ supervisor_start (TerretSupervisor  *self,
 
   self->socket = pair[0];
   self->pid = pid;
+
+  if (self->wrapper != NULL)
+    {
+      gboolean up = wait_wrapper (self, info[0], said, error);
+
+      close (info[0]);
+      close (said);
+      if (!up)
+        {
+          supervisor_stop (self);
+          return FALSE;
+        }
+    }
   return TRUE;
 }
 
@@ -277,4 +406,43 @@ _terret_supervisor_spawn (TerretSupervisor  *self,
     }
 
   return unit;
+}
+
+/* --- Pools ----------------------------------------------------------- */
+
+void
+_terret_supervisor_pool_init (TerretSupervisorPool *pool)
+{
+  g_mutex_init (&pool->mutex);
+  pool->by_wrapper = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                            (GDestroyNotify)_terret_supervisor_unref);
+}
+
+void
+_terret_supervisor_pool_clear (TerretSupervisorPool *pool)
+{
+  g_clear_pointer (&pool->by_wrapper, g_hash_table_unref);
+  g_mutex_clear (&pool->mutex);
+}
+
+/* The supervisor for @wrapper (NULL: none), made on first use; a
+ * reference. Its launcher starts with its first spawn. */
+TerretSupervisor *
+_terret_supervisor_pool_get (TerretSupervisorPool *pool,
+                             const char * const   *wrapper)
+{
+  g_autofree char *key = wrapper != NULL ? g_strjoinv ("\x1f", (char **)wrapper) : g_strdup ("");
+  TerretSupervisor *supervisor;
+
+  g_mutex_lock (&pool->mutex);
+  supervisor = g_hash_table_lookup (pool->by_wrapper, key);
+  if (supervisor == NULL)
+    {
+      supervisor = _terret_supervisor_new_wrapped (wrapper);
+      g_hash_table_insert (pool->by_wrapper, g_steal_pointer (&key), supervisor);
+    }
+  _terret_supervisor_ref (supervisor);
+  g_mutex_unlock (&pool->mutex);
+
+  return supervisor;
 }

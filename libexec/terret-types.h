@@ -158,4 +158,56 @@ typedef enum {
   TERRET_CAPTURE_MODE_HEAD_TAIL,
 } TerretCaptureMode;
 
+/**
+ * TerretSandbox:
+ * @TERRET_SANDBOX_NONE: commands run with the host's authority
+ * @TERRET_SANDBOX_READ_ONLY: the whole filesystem read-only, a private
+ *   `/tmp`, a PID namespace of its own
+ * @TERRET_SANDBOX_WORKSPACE_WRITE: as read-only, with the `workspace`
+ *   directory and the `writable` paths read-write
+ *
+ * The filesystem policy of the `sandbox` setting, held by bubblewrap.
+ *
+ * Since: 0.2
+ */
+typedef enum {
+  TERRET_SANDBOX_NONE,
+  TERRET_SANDBOX_READ_ONLY,
+  TERRET_SANDBOX_WORKSPACE_WRITE,
+} TerretSandbox;
+
+/**
+ * TerretNetwork:
+ * @TERRET_NETWORK_DEFAULT: off under a sandbox, on without one
+ * @TERRET_NETWORK_ON: the host's network
+ * @TERRET_NETWORK_OFF: a network namespace with loopback only
+ *
+ * The `network` setting.
+ *
+ * Since: 0.2
+ */
+typedef enum {
+  TERRET_NETWORK_DEFAULT,
+  TERRET_NETWORK_ON,
+  TERRET_NETWORK_OFF,
+} TerretNetwork;
+
+/**
+ * TerretEnvPolicy:
+ * @TERRET_ENV_POLICY_INHERIT: the host's whole environment
+ * @TERRET_ENV_POLICY_CORE: only PATH, HOME, USER, LOGNAME, SHELL, LANG,
+ *   LC_*, TERM, TMPDIR and TZ of the host's
+ * @TERRET_ENV_POLICY_NONE: nothing of the host's
+ *
+ * What of the host's environment a shell starts with (the `env-policy`
+ * setting), before `env-exclude` drops and `env` adds.
+ *
+ * Since: 0.2
+ */
+typedef enum {
+  TERRET_ENV_POLICY_INHERIT,
+  TERRET_ENV_POLICY_CORE,
+  TERRET_ENV_POLICY_NONE,
+} TerretEnvPolicy;
+
 G_END_DECLS

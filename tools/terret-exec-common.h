@@ -46,6 +46,7 @@ gboolean        cli_write_json_line        (int                  fd,
                                             JsonNode            *node,
                                             GError             **error);
 
+int             cli_check                  (TerretExecutor      *executor);
 int             cli_serve_main             (int                  argc,
                                             char               **argv);
 int             cli_mcp_main               (int                  argc,

@@ -694,6 +694,7 @@ main (int    argc,
   double timeout = 0;
   gboolean json = FALSE;
   gboolean list = FALSE;
+  gboolean check = FALSE;
   gboolean version = FALSE;
   const GOptionEntry entries[] = {
     { "backend", 'b', 0, G_OPTION_ARG_STRING, &backend,
@@ -713,6 +714,9 @@ main (int    argc,
       "Print one JSON object (the serve response) instead of streaming", NULL },
     { "list-backends", 0, 0, G_OPTION_ARG_NONE, &list,
       "List the backends, whether they work here, and their settings", NULL },
+    { "check", 0, 0, G_OPTION_ARG_NONE, &check,
+      "Say what the backend and its settings hold here (containment, sandbox, limits), try "
+      "them, and exit non-zero when they cannot hold", NULL },
     { "version", 0, 0, G_OPTION_ARG_NONE, &version,
       "Print the version and exit", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &words,
@@ -751,6 +755,17 @@ main (int    argc,
 
   if (list)
     return list_backends (json);
+
+  if (check)
+    {
+      executor = terret_executor_new_with_settings (backend, (const char * const *)settings, &error);
+      if (executor == NULL)
+        {
+          g_print ("backend: FAILED: %s\n", error->message);
+          return EXIT_FAILURE;
+        }
+      return cli_check (executor);
+    }
 
   if (command_opt != NULL && words != NULL)
     {

@@ -54,6 +54,7 @@ start_process (const Plan       *plan,
                const UnitCgroup *cgroup,
                const int        *child_fds,
                size_t            n_child_fds,
+               int               unit_fd,
                int               report,
                pid_t             unit)
   __attribute__ ((noreturn));
@@ -111,12 +112,16 @@ start_process (const Plan       *plan,
                const UnitCgroup *cgroup,
                const int        *child_fds,
                size_t            n_child_fds,
+               int               unit_fd,
                int               report,
                pid_t             unit)
 {
   int parked[TERRET_WIRE_MAX_FDS];
   int highest = 2;
   sigset_t none;
+
+  /* Its own word, for its pid as the library sees it. */
+  send_record (unit_fd, TERRET_WIRE_EVENT_PID, getpid (), 0);
 
   /* A host that ignores SIGPIPE or blocks signals must not pass that on:
    * `yes | head` would print errors instead of ending quietly. */
@@ -341,7 +346,7 @@ launcher_unit_main (const Plan *plan,
     {
       close (report[0]);
       close (sigfd);
-      start_process (plan, &unit.cgroup, child_fds, n_child_fds, report[1], getppid ());
+      start_process (plan, &unit.cgroup, child_fds, n_child_fds, unit_fd, report[1], getppid ());
     }
 
   close (report[1]);

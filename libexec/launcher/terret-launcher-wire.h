@@ -73,6 +73,10 @@ typedef enum
   TERRET_WIRE_EVENT_EXITED  = 3,  /* a: the process's wait status; b: 1 when what it started is
                                    * still there, 0 when the unit is about to leave; c: the
                                    * TERRET_WIRE_LIMIT_* its cgroup refused */
+  TERRET_WIRE_EVENT_PID     = 4,  /* from the process itself, before it runs: the library reads its
+                                   * pid from the credentials the kernel attaches (SO_PASSCRED),
+                                   * which are in the library's pid namespace when the launcher is
+                                   * in another one (a sandbox) */
 } TerretWireEventType;
 
 /* Library to unit. The end of the socket means KILL. */

@@ -354,6 +354,23 @@ terret_ssh_executor_prepare_spawn (TerretSessionExecutor  *executor,
   if (client_argv == NULL)
     return FALSE;
 
+  {
+    TerretSandbox sandbox;
+    TerretNetwork network;
+
+    /* A sandbox here would hold the client, not the remote shell (and
+     * with the network off, no connection at all): refused, never run
+     * with less than was asked. */
+    g_object_get (self, "sandbox", &sandbox, "network", &network, NULL);
+    if (sandbox != TERRET_SANDBOX_NONE || network == TERRET_NETWORK_OFF)
+      {
+        g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG,
+                     "The ssh backend cannot sandbox the remote shell: sandbox and network "
+                     "hold for shells on this host; set sandbox=none and network=default");
+        return FALSE;
+      }
+  }
+
   envp = terret_session_executor_dup_environ (executor, FALSE, error);
   if (envp == NULL)
     return FALSE;

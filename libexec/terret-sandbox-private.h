@@ -1,0 +1,30 @@
+/* terret-sandbox-private.h: the sandbox and environment policy settings
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include "terret-common-settings-private.h"
+
+G_BEGIN_DECLS
+
+gboolean     _terret_sandbox_is_setting    (TerretSettingId       id);
+GParamSpec  *_terret_sandbox_param_spec    (TerretSettingId       id,
+                                            GParamFlags           flags);
+void         _terret_sandbox_copy          (TerretSettings       *to,
+                                            const TerretSettings *from);
+void         _terret_sandbox_clear         (TerretSettings       *settings);
+void         _terret_sandbox_get           (const TerretSettings *settings,
+                                            TerretSettingId       id,
+                                            GValue               *value);
+gboolean     _terret_sandbox_set           (TerretSettings       *settings,
+                                            TerretSettingId       id,
+                                            const GValue         *value);
+char       **_terret_sandbox_filter_environ (const TerretSettings *settings,
+                                             char                **envp);
+char        *_terret_sandbox_describe      (const TerretSettings *settings);
+char       **_terret_sandbox_build_wrapper (const TerretSettings *settings,
+                                            GError              **error);
+
+G_END_DECLS
