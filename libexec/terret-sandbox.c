@@ -408,6 +408,10 @@ _terret_sandbox_build_wrapper (const TerretSettings  *settings,
     }
 
   add (argv, "--unshare-pid");
+  /* The launcher is the namespace's init: a subreaper already, and the
+   * one whose end ends everything in it (bwrap's own reaper would be one
+   * more process to outlive things). Nothing inside can signal it. */
+  add (argv, "--as-pid-1");
   add (argv, "--unshare-ipc");
   add (argv, "--unshare-uts");
   add_pair (argv, "--ro-bind", "/");
@@ -418,7 +422,16 @@ _terret_sandbox_build_wrapper (const TerretSettings  *settings,
   add (argv, "--tmpfs");
   add (argv, "/tmp");
 
-  if (settings->sandbox == TERRET_SANDBOX_WORKSPACE_WRITE)
+  if (settings->sandbox == TERRET_SANDBOX_READ_ONLY)
+    {
+      /* Still there to read and to start in, where the private /tmp
+       * would have covered it. */
+      const char *workspace = settings->workspace != NULL ? settings->workspace : settings->cwd;
+
+      if (workspace != NULL && g_file_test (workspace, G_FILE_TEST_IS_DIR))
+        add_pair (argv, "--ro-bind", workspace);
+    }
+  else if (settings->sandbox == TERRET_SANDBOX_WORKSPACE_WRITE)
     {
       const char *workspace = settings->workspace != NULL ? settings->workspace : settings->cwd;
 

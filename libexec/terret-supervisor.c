@@ -92,6 +92,11 @@ supervisor_stop (TerretSupervisor *self)
     }
   if (self->pid > 0)
     {
+      /* A sandbox's bwrap is not ours to trust with leaving: killed, it
+       * takes its namespace with it (--die-with-parent), so no reaper of
+       * its own lingers. The launcher itself leaves on the EOF. */
+      if (self->wrapper != NULL)
+        kill (self->pid, SIGKILL);
       while (waitpid (self->pid, NULL, 0) < 0 && errno == EINTR)
         ;
       self->pid = 0;
@@ -155,18 +160,28 @@ wait_wrapper (TerretSupervisor  *self,
 {
   struct pollfd pfd = { info_fd, POLLIN, 0 };
   char buffer[256];
+  gsize total = 0;
   ssize_t n = 0;
   int ret;
 
-  do
-    ret = poll (&pfd, 1, 30 * 1000);
-  while (ret < 0 && errno == EINTR);
-  if (ret > 0)
-    do
-      n = read (info_fd, buffer, sizeof buffer);
-    while (n < 0 && errno == EINTR);
+  /* To its end: bwrap writes the JSON in pieces, and a reader gone
+   * before the last one would kill it with SIGPIPE mid-setup. */
+  for (;;)
+    {
+      do
+        ret = poll (&pfd, 1, 30 * 1000);
+      while (ret < 0 && errno == EINTR);
+      if (ret <= 0)
+        break;
+      do
+        n = read (info_fd, buffer, sizeof buffer);
+      while (n < 0 && errno == EINTR);
+      if (n <= 0)
+        break;
+      total += n;
+    }
 
-  if (n > 0)
+  if (total > 0 && n == 0)
     return TRUE;
 
   {
@@ -254,6 +269,7 @@ supervisor_start (TerretSupervisor  *self,
       posix_spawn_file_actions_adddup2 (&actions, info[1], 4);
       /* The wrapper's complaints, for the error; what the launcher would
        * say later goes there too, unread. */
+      posix_spawn_file_actions_adddup2 (&actions, said, 1);
       posix_spawn_file_actions_adddup2 (&actions, said, 2);
     }
   /* Only the socket: descriptors the host opened without close-on-exec

@@ -165,7 +165,9 @@ class BackendTests:
         kept = result.get_stdout().get_data()
         dropped = result.get_dropped(Terret.Stream.STDOUT)
         self.assertGreater(dropped, 0)
-        self.assertLessEqual(len(kept), 100)
+        # A tail may keep its eviction slack too (a quarter of max-output,
+        # at least 4 KiB), depending on how the output arrived in reads.
+        self.assertLessEqual(len(kept), 100 + 4096)
         # Kept plus dropped is everything `seq 1 3000` printed.
         self.assertEqual(len(kept) + dropped, len(''.join('%d\n' % i for i in range(1, 3001))))
         self.assertIsNotNone(result.get_notice())
