@@ -32,6 +32,7 @@ typedef enum {
   SUBJECT_ONESHOT,
   SUBJECT_ONESHOT_SYNC,
   SUBJECT_GSUBPROCESS,
+  SUBJECT_ONESHOT_SANDBOXED,
   N_SUBJECTS
 } Subject;
 
@@ -43,6 +44,7 @@ static const char *subject_names[N_SUBJECTS] = {
   "oneshot (async, main loop)",
   "oneshot (sync run)",
   "GSubprocess communicate",
+  "oneshot sandbox=workspace-write (async)",
 };
 
 typedef struct
@@ -51,6 +53,7 @@ typedef struct
   BenchRawShell raw;
   TerretExecutor *pty;
   TerretExecutor *oneshot;
+  TerretExecutor *sandboxed;     /* (nullable) without bwrap */
   TerretRequest *request;
 } Fixture;
 
@@ -101,6 +104,13 @@ one_round_trip (Fixture *fixture,
 
     case SUBJECT_ONESHOT_SYNC:
       result = terret_executor_run (fixture->oneshot, fixture->request, NULL, &error);
+      check_result (result, error, subject);
+      return;
+
+    case SUBJECT_ONESHOT_SANDBOXED:
+      if (fixture->sandboxed == NULL)
+        return;
+      result = bench_run_on_loop (fixture->sandboxed, fixture->request, NULL, &error);
       check_result (result, error, subject);
       return;
 
@@ -160,6 +170,20 @@ main (int    argc,
   fixture.bash = bench_find_bash ();
   fixture.pty = bench_executor_new ("pty");
   fixture.oneshot = bench_executor_new ("oneshot");
+  {
+    g_autofree char *bwrap = g_find_program_in_path ("bwrap");
+
+    if (bwrap != NULL)
+      {
+        g_autoptr(GError) error = NULL;
+
+        fixture.sandboxed = bench_executor_new ("oneshot");
+        if (!terret_executor_set_setting (fixture.sandboxed, "sandbox", "workspace-write", &error))
+          g_error ("%s", error->message);
+      }
+    else
+      g_printerr ("bwrap not found: the sandboxed row is left out\n");
+  }
   fixture.request = terret_request_new ("true");
   if (!bench_raw_shell_start (&fixture.raw, fixture.bash))
     {
@@ -202,7 +226,11 @@ main (int    argc,
     {
       Subject base = (s == SUBJECT_PTY || s == SUBJECT_PTY_SYNC) ? SUBJECT_RAW_PTY
                      : (s == SUBJECT_ONESHOT || s == SUBJECT_ONESHOT_SYNC ||
-                        s == SUBJECT_GSUBPROCESS) ? SUBJECT_POSIX_SPAWN : N_SUBJECTS;
+                        s == SUBJECT_GSUBPROCESS) ? SUBJECT_POSIX_SPAWN
+                     : s == SUBJECT_ONESHOT_SANDBOXED ? SUBJECT_ONESHOT : N_SUBJECTS;
+
+      if (s == SUBJECT_ONESHOT_SANDBOXED && fixture.sandboxed == NULL)
+        continue;
 
       row = bench_report_add (report, "true round trip median", subject_names[s],
                               stats[s].median, "ms");
@@ -213,6 +241,8 @@ main (int    argc,
             bench_row_set_target_ratio (row, 1.3);
           else if (s == SUBJECT_ONESHOT)
             bench_row_set_target_ratio (row, 1.1);
+          else if (s == SUBJECT_ONESHOT_SANDBOXED)
+            bench_row_set_target_ratio (row, 1.3);
         }
 
       row = bench_report_add (report, "true round trip p99", subject_names[s],
@@ -226,6 +256,7 @@ main (int    argc,
   g_object_unref (fixture.request);
   g_object_unref (fixture.pty);
   g_object_unref (fixture.oneshot);
+  g_clear_object (&fixture.sandboxed);
   g_free (fixture.bash);
   for (int s = 0; s < N_SUBJECTS; s++)
     g_array_unref (samples[s]);

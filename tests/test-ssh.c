@@ -674,9 +674,13 @@ test_containment_launcher (Fixture       *fixture,
   g_assert_nonnull (launcher);
 
   executor = new_executor (fixture);
-  terret_test_assert_terminal_run (executor, "echo $TERRET_CONTAINMENT", 0,
-                                   g_find_program_in_path ("unshare") != NULL && geteuid () == 0
-                                   ? "pid-namespace\n" : "hangup\n");
+  {
+    g_autofree char *unshare = g_find_program_in_path ("unshare");
+
+    terret_test_assert_terminal_run (executor, "echo $TERRET_CONTAINMENT", 0,
+                                     unshare != NULL && geteuid () == 0
+                                     ? "pid-namespace\n" : "hangup\n");
+  }
   set_setting (executor, "remote-launcher", launcher);
   terret_executor_close_all (executor);
   terret_test_assert_terminal_run (executor, "echo $TERRET_CONTAINMENT", 0, "launcher\n");
