@@ -106,10 +106,16 @@ launcher_supervise_main (char **argv)
     }
 
   /* The one that started it (sshd's session) going is a hangup too; the
-   * check after closes the race with a parent already gone. */
-  prctl (PR_SET_PDEATHSIG, SIGHUP);
-  if (getppid () != parent)
-    return 129;
+   * check after closes the race with a parent already gone. A parent
+   * outside this PID namespace (a container runtime's exec, which leaves
+   * as soon as it started us) reads as 0 and is not a lifeline: there
+   * the terminal's hangup alone says the connection went. */
+  if (parent != 0)
+    {
+      prctl (PR_SET_PDEATHSIG, SIGHUP);
+      if (getppid () != parent)
+        return 129;
+    }
 
   supervised.program = fork ();
   if (supervised.program < 0)
