@@ -199,6 +199,7 @@ supervisor_start (TerretSupervisor  *self,
                   GError           **error)
 {
   const char *program = _terret_supervisor_get_program ();
+  g_autofree char *program_dir = g_path_get_dirname (program);
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   posix_spawn_file_actions_t actions;
   posix_spawnattr_t attr;
@@ -213,9 +214,14 @@ supervisor_start (TerretSupervisor  *self,
     {
       for (guint i = 0; self->wrapper[i] != NULL; i++)
         {
-          /* The wrapper's info descriptor, ahead of its `--`. */
+          /* The wrapper's info descriptor, ahead of its `--`, and the
+           * launcher's own directory, which a private /tmp would hide
+           * (an uninstalled tree under /tmp). */
           if (g_str_equal (self->wrapper[i], "--") && self->wrapper[i + 1] == NULL)
             {
+              g_ptr_array_add (argv, (char *)"--ro-bind");
+              g_ptr_array_add (argv, program_dir);
+              g_ptr_array_add (argv, program_dir);
               g_ptr_array_add (argv, (char *)"--info-fd");
               g_ptr_array_add (argv, (char *)"4");
             }
