@@ -309,25 +309,34 @@ on_progress (TerretRequest *request,
     call->progress (text->str, call->progress_data);
 }
 
+/* A run's or a poll's outcome as the tool call's: a cancellation as
+ * such, nothing run as an isError result, else the run's fields. */
+static void
+return_outcome (GTask        *task,
+                TerretResult *result,
+                GError       *error)
+{
+  Call *call = g_task_get_task_data (task);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    g_task_return_error (task, g_error_copy (error));
+  else if (result == NULL)
+    g_task_return_pointer (task, tool_error_new (error), (GDestroyNotify) json_node_unref);
+  else
+    g_task_return_pointer (task, run_result_new (result, call->structured),
+                           (GDestroyNotify) json_node_unref);
+}
+
 static void
 run_done (GObject      *object,
           GAsyncResult *res,
           gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
-  Call *call = g_task_get_task_data (task);
-  g_autoptr(TerretResult) result = NULL;
   g_autoptr(GError) error = NULL;
+  g_autoptr(TerretResult) result = terret_executor_run_finish (TERRET_EXECUTOR (object), res, &error);
 
-  result = terret_executor_run_finish (TERRET_EXECUTOR (object), res, &error);
-
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    g_task_return_error (task, g_steal_pointer (&error));
-  else if (result == NULL)
-    g_task_return_pointer (task, tool_error_new (error), (GDestroyNotify) json_node_unref);
-  else
-    g_task_return_pointer (task, run_result_new (result, call->structured),
-                           (GDestroyNotify) json_node_unref);
+  return_outcome (task, result, error);
 }
 
 static JsonNode *
@@ -410,19 +419,10 @@ poll_done (GObject      *object,
            gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
-  Call *call = g_task_get_task_data (task);
-  g_autoptr(TerretResult) result = NULL;
   g_autoptr(GError) error = NULL;
+  g_autoptr(TerretResult) result = terret_executor_poll_finish (TERRET_EXECUTOR (object), res, &error);
 
-  result = terret_executor_poll_finish (TERRET_EXECUTOR (object), res, &error);
-
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    g_task_return_error (task, g_steal_pointer (&error));
-  else if (result == NULL)
-    g_task_return_pointer (task, tool_error_new (error), (GDestroyNotify) json_node_unref);
-  else
-    g_task_return_pointer (task, run_result_new (result, call->structured),
-                           (GDestroyNotify) json_node_unref);
+  return_outcome (task, result, error);
 }
 
 static JsonNode *
