@@ -515,11 +515,16 @@ describe_shell_end (ShellRun     *run,
   return g_strdup ("The shell session ended while this command ran");
 }
 
-/* What the shell's cgroup has refused so far (counts only grow). */
+/* What the shell's cgroup has refused so far (counts only grow). Only
+ * memory and processes are a cgroup's; without them there is nothing to
+ * read, and every run would pay for /proc reads. */
 static TerretLimits
 run_limits_hit (ShellRun *run)
 {
   TerretProcess *process = terret_shell_channel_get_process (run->session->channel);
+
+  if (run->settings->limits[0] == 0 && run->settings->limits[1] == 0)
+    return TERRET_LIMIT_NONE;
 
   return process != NULL ? _terret_process_get_limits_hit (process) : TERRET_LIMIT_NONE;
 }
