@@ -839,12 +839,12 @@ static const TerretDetachFuncs detach_funcs = {
  */
 gboolean
 _terret_command_run_spawn (CommandRun        *run,
-                           TerretSupervisor  *supervisor,
+                           TerretLauncherLink  *launcher_link,
                            GCancellable      *cancellable,
                            GError           **error)
 {
   TerretCommandExecutorClass *klass = TERRET_COMMAND_EXECUTOR_GET_CLASS (run->executor);
-  g_autoptr(TerretLauncher) launcher = _terret_launcher_new_for (supervisor);
+  g_autoptr(TerretLauncher) launcher = _terret_launcher_new_for (launcher_link);
   g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
   g_auto(GStrv) envp = NULL;
   const char *cwd = terret_request_get_cwd (run->request);

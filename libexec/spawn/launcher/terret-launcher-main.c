@@ -1,4 +1,4 @@
-/* terret-launcher.c: the process between a host and what it runs
+/* terret-launcher-main.c: the process between a host and what it runs
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *

@@ -61,7 +61,7 @@
 typedef struct
 {
   TerretSettingsStore settings;
-  TerretSupervisorPool supervisors; /* one launcher per sandbox policy */
+  TerretLauncherLinkPool links; /* one launcher per sandbox policy */
 
   /* The ends of detached commands that no poll collected yet, by session
    * key; the next poll of the key returns it, the next run drops it. */
@@ -274,7 +274,7 @@ terret_command_executor_run_async (TerretExecutor      *executor,
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
   g_autoptr(TerretSettings) settings = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(TerretSupervisor) supervisor = NULL;
+  g_autoptr(TerretLauncherLink) launcher_link = NULL;
   TerretResult *parked;
   double timeout;
   CommandRun *run;
@@ -307,11 +307,11 @@ terret_command_executor_run_async (TerretExecutor      *executor,
         g_task_return_error (task, g_steal_pointer (&error));
         return;
       }
-    supervisor = _terret_supervisor_pool_get (&priv->supervisors, (const char * const *)wrapper);
+    launcher_link = _terret_launcher_link_pool_get (&priv->links, (const char * const *)wrapper);
   }
 
   run = _terret_command_run_new (self, g_object_ref (task), request, settings, timeout);
-  if (!_terret_command_run_spawn (run, supervisor, cancellable, &error))
+  if (!_terret_command_run_spawn (run, launcher_link, cancellable, &error))
     {
       /* Nothing ran: nothing to keep. */
       for (guint i = 0; i < G_N_ELEMENTS (run->streams); i++)
@@ -607,7 +607,7 @@ terret_command_executor_finalize (GObject *object)
   g_clear_pointer (&priv->runs, g_ptr_array_unref);
   g_clear_pointer (&priv->parked, g_hash_table_unref);
   g_clear_pointer (&priv->spools, g_hash_table_unref);
-  _terret_supervisor_pool_clear (&priv->supervisors);
+  _terret_launcher_link_pool_clear (&priv->links);
   _terret_settings_store_clear (&priv->settings);
 
   G_OBJECT_CLASS (terret_command_executor_parent_class)->finalize (object);
@@ -761,5 +761,5 @@ terret_command_executor_init (TerretCommandExecutor *self)
   priv->runs = g_ptr_array_new ();
   priv->parked = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   priv->spools = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, spools_remove);
-  _terret_supervisor_pool_init (&priv->supervisors);
+  _terret_launcher_link_pool_init (&priv->links);
 }

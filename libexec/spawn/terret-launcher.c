@@ -14,7 +14,7 @@
 
 #include <gio/gio.h>
 
-#include "launcher/terret-launcher-wire.h"
+#include "terret-launcher-wire.h"
 #include "terret-error.h"
 #include "terret-launcher-private.h"
 #include "terret-process-private.h"
@@ -58,7 +58,7 @@ struct _TerretLauncher
 {
   GObject parent_instance;
 
-  TerretSupervisor *supervisor;  /* (owned) */
+  TerretLauncherLink *link;   /* (owned) */
   GStrv environ;                 /* (owned) */
   char *cwd;                     /* (owned) (nullable) */
   GArray *fds;                   /* (element-type FdMapping) taken descriptors */
@@ -88,7 +88,7 @@ terret_launcher_finalize (GObject *object)
   g_clear_pointer (&self->fds, g_array_unref);
   g_clear_pointer (&self->environ, g_strfreev);
   g_clear_pointer (&self->cwd, g_free);
-  g_clear_pointer (&self->supervisor, _terret_supervisor_unref);
+  g_clear_pointer (&self->link, _terret_launcher_link_unref);
 
   G_OBJECT_CLASS (terret_launcher_parent_class)->finalize (object);
 }
@@ -108,11 +108,11 @@ terret_launcher_init (TerretLauncher *self)
 }
 
 TerretLauncher *
-_terret_launcher_new_for (TerretSupervisor *supervisor)
+_terret_launcher_new_for (TerretLauncherLink *launcher_link)
 {
   TerretLauncher *self = g_object_new (TERRET_TYPE_LAUNCHER, NULL);
 
-  self->supervisor = _terret_supervisor_ref (supervisor);
+  self->link = _terret_launcher_link_ref (launcher_link);
   return self;
 }
 
@@ -130,7 +130,7 @@ _terret_launcher_new_for (TerretSupervisor *supervisor)
 TerretLauncher *
 terret_launcher_new (void)
 {
-  return _terret_launcher_new_for (_terret_supervisor_get_default ());
+  return _terret_launcher_new_for (_terret_launcher_link_get_default ());
 }
 
 /**
@@ -682,7 +682,7 @@ terret_launcher_spawn (TerretLauncher      *self,
           g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_FAILED,
                        "Could not create a socket for the process: %s", g_strerror (saved_errno));
         }
-      else if (_terret_supervisor_spawn (self->supervisor, payload_fd, pair[1],
+      else if (_terret_launcher_link_spawn (self->link, payload_fd, pair[1],
                                          child_fds, n_child_fds, error) > 0)
         {
           /* Only the unit may hold its end: its EOF on ours is the news

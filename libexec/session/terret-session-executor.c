@@ -71,12 +71,12 @@ typedef struct
 {
   TerretSettingsStore settings;
 
-  /* Guards the table and the supervisor: runs may start from any thread
+  /* Guards the table and the links: runs may start from any thread
    * (the sync wrapper runs its own context). Never held while calling a
    * subclass or a session. */
   GMutex mutex;
   GHashTable *sessions;         /* (owned) key → TerretShellSession */
-  TerretSupervisorPool supervisors; /* one launcher per sandbox policy */
+  TerretLauncherLinkPool links; /* one launcher per sandbox policy */
 } TerretSessionExecutorPrivate;
 
 static void executor_iface_init (TerretExecutorInterface *iface);
@@ -102,8 +102,8 @@ static const TerretSettingId session_settings[] = {
 
 /* The launcher a shell with @settings starts under: inside the sandbox
  * they ask for, if any. */
-static TerretSupervisor *
-get_supervisor (TerretSessionExecutor  *self,
+static TerretLauncherLink *
+get_link (TerretSessionExecutor  *self,
                 TerretSettings         *settings,
                 GError                **error)
 {
@@ -116,7 +116,7 @@ get_supervisor (TerretSessionExecutor  *self,
       g_propagate_error (error, g_steal_pointer (&local_error));
       return NULL;
     }
-  return _terret_supervisor_pool_get (&priv->supervisors, (const char * const *)wrapper);
+  return _terret_launcher_link_pool_get (&priv->links, (const char * const *)wrapper);
 }
 
 /* A session found no shell: what its new one starts with, from the
@@ -130,19 +130,19 @@ start_shell (TerretShellSession  *session,
 {
   TerretSessionExecutor *self = user_data;
   TerretSessionExecutorClass *klass = TERRET_SESSION_EXECUTOR_GET_CLASS (self);
-  g_autoptr(TerretSupervisor) supervisor = NULL;
+  g_autoptr(TerretLauncherLink) launcher_link = NULL;
   g_autoptr(TerretLauncher) launcher = NULL;
   g_auto(GStrv) envp = NULL;
 
-  supervisor = get_supervisor (self, settings, error);
-  if (supervisor == NULL)
+  launcher_link = get_link (self, settings, error);
+  if (launcher_link == NULL)
     return NULL;
 
   envp = _terret_settings_build_environ (settings, NULL, NULL, error);
   if (envp == NULL)
     return NULL;
 
-  launcher = _terret_launcher_new_for (supervisor);
+  launcher = _terret_launcher_new_for (launcher_link);
   terret_launcher_set_environ (launcher, (const char * const *)envp);
   terret_launcher_set_cwd (launcher, settings->cwd);
   _terret_settings_apply_limits (settings, launcher);
@@ -586,7 +586,7 @@ terret_session_executor_finalize (GObject *object)
   TerretSessionExecutorPrivate *priv = terret_session_executor_get_instance_private (self);
 
   g_clear_pointer (&priv->sessions, g_hash_table_unref);
-  _terret_supervisor_pool_clear (&priv->supervisors);
+  _terret_launcher_link_pool_clear (&priv->links);
   _terret_settings_store_clear (&priv->settings);
   g_mutex_clear (&priv->mutex);
 
@@ -742,6 +742,6 @@ terret_session_executor_init (TerretSessionExecutor *self)
 
   g_mutex_init (&priv->mutex);
   priv->sessions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
-  _terret_supervisor_pool_init (&priv->supervisors);
+  _terret_launcher_link_pool_init (&priv->links);
   _terret_settings_store_init (&priv->settings, TERRET_ENGINE_SESSION);
 }

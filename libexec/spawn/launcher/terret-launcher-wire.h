@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Shared by the launcher program and the library's side of it
- * (terret-supervisor.c); never installed. Plain C types only: the
+ * (terret-launcher-link.c); never installed. Plain C types only: the
  * launcher does not link GLib.
  *
  * Two kinds of conversation, both over SOCK_SEQPACKET sockets, so every

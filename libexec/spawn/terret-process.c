@@ -13,7 +13,7 @@
 
 #include <glib-unix.h>
 
-#include "launcher/terret-launcher-wire.h"
+#include "terret-launcher-wire.h"
 #include "terret-process-private.h"
 
 /**

@@ -1,8 +1,8 @@
-/* terret-supervisor.c: the library's side of one launcher process
+/* terret-launcher-link.c: the library's side of one launcher process
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * A supervisor starts a launcher (libexec/launcher/) once, with
+ * A link starts a launcher (libexec/spawn/launcher/) once, with
  * posix_spawn, and hands it spawn requests over a SOCK_SEQPACKET socket.
  * posix_spawn because it never copies the host (glibc uses CLONE_VM and
  * CLONE_VFORK): the one process the host ever starts itself costs the
@@ -30,11 +30,11 @@
 #include <glib-unix.h>
 
 
-#include "launcher/terret-launcher-wire.h"
+#include "terret-launcher-wire.h"
 #include "terret-error.h"
-#include "terret-supervisor-private.h"
+#include "terret-launcher-link-private.h"
 
-struct _TerretSupervisor
+struct _TerretLauncherLink
 {
   gatomicrefcount ref_count;
 
@@ -46,25 +46,25 @@ struct _TerretSupervisor
   GStrv wrapper;                /* (owned) (nullable) what the launcher runs under */
 };
 
-TerretSupervisor *
-_terret_supervisor_new (void)
+TerretLauncherLink *
+_terret_launcher_link_new (void)
 {
-  return _terret_supervisor_new_wrapped (NULL);
+  return _terret_launcher_link_new_wrapped (NULL);
 }
 
 /*
- * _terret_supervisor_new_wrapped:
+ * _terret_launcher_link_new_wrapped:
  * @wrapper: (nullable): a command line the launcher runs under, up to
  *   and including its `--` (bwrap, for a sandbox)
  *
- * A supervisor whose launcher, and so everything it starts, runs inside
+ * A link whose launcher, and so everything it starts, runs inside
  * @wrapper. The wrapper must pass descriptors 3 (the socket) and 4 (the
  * --info-fd bwrap writes to once the sandbox is up) through.
  */
-TerretSupervisor *
-_terret_supervisor_new_wrapped (const char * const *wrapper)
+TerretLauncherLink *
+_terret_launcher_link_new_wrapped (const char * const *wrapper)
 {
-  TerretSupervisor *self = g_new0 (TerretSupervisor, 1);
+  TerretLauncherLink *self = g_new0 (TerretLauncherLink, 1);
 
   g_atomic_ref_count_init (&self->ref_count);
   g_mutex_init (&self->mutex);
@@ -73,8 +73,8 @@ _terret_supervisor_new_wrapped (const char * const *wrapper)
   return self;
 }
 
-TerretSupervisor *
-_terret_supervisor_ref (TerretSupervisor *self)
+TerretLauncherLink *
+_terret_launcher_link_ref (TerretLauncherLink *self)
 {
   g_atomic_ref_count_inc (&self->ref_count);
   return self;
@@ -83,7 +83,7 @@ _terret_supervisor_ref (TerretSupervisor *self)
 /* Closing the socket is the launcher's cue to leave; it has nothing to
  * finish (units end on their own sockets), so the wait is short. */
 static void
-supervisor_stop (TerretSupervisor *self)
+link_stop (TerretLauncherLink *self)
 {
   if (self->socket >= 0)
     {
@@ -104,33 +104,33 @@ supervisor_stop (TerretSupervisor *self)
 }
 
 void
-_terret_supervisor_unref (TerretSupervisor *self)
+_terret_launcher_link_unref (TerretLauncherLink *self)
 {
   if (!g_atomic_ref_count_dec (&self->ref_count))
     return;
 
-  supervisor_stop (self);
+  link_stop (self);
   g_mutex_clear (&self->mutex);
   g_strfreev (self->wrapper);
   g_free (self);
 }
 
-/* The supervisor terret_launcher_new() uses: one per process, never
+/* The link terret_launcher_new() uses: one per process, never
  * stopped, so a launcher made for a short-lived helper costs one
  * launcher process however many there are. */
-TerretSupervisor *
-_terret_supervisor_get_default (void)
+TerretLauncherLink *
+_terret_launcher_link_get_default (void)
 {
   static gsize shared;
 
   if (g_once_init_enter (&shared))
-    g_once_init_leave (&shared, (gsize)_terret_supervisor_new ());
+    g_once_init_leave (&shared, (gsize)_terret_launcher_link_new ());
 
-  return (TerretSupervisor *)shared;
+  return (TerretLauncherLink *)shared;
 }
 
 const char *
-_terret_supervisor_get_program (void)
+_terret_launcher_link_get_program (void)
 {
   const char *program = g_getenv (TERRET_LAUNCHER_ENV);
 
@@ -153,7 +153,7 @@ read_said (int fd)
 /* With a wrapper, waits for it to say the sandbox is up (bwrap writes its
  * --info-fd once the child runs, and closes it unwritten when it fails). */
 static gboolean
-wait_wrapper (TerretSupervisor  *self,
+wait_wrapper (TerretLauncherLink  *self,
               int                info_fd,
               int                said_fd,
               GError           **error)
@@ -195,10 +195,10 @@ wait_wrapper (TerretSupervisor  *self,
 }
 
 static gboolean
-supervisor_start (TerretSupervisor  *self,
+link_start (TerretLauncherLink  *self,
                   GError           **error)
 {
-  const char *program = _terret_supervisor_get_program ();
+  const char *program = _terret_launcher_link_get_program ();
   g_autofree char *program_dir = g_path_get_dirname (program);
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   posix_spawn_file_actions_t actions;
@@ -315,7 +315,7 @@ supervisor_start (TerretSupervisor  *self,
       close (said);
       if (!up)
         {
-          supervisor_stop (self);
+          link_stop (self);
           return FALSE;
         }
     }
@@ -325,7 +325,7 @@ supervisor_start (TerretSupervisor  *self,
 /* One request and its reply. Returns the unit's pid, or 0 with errno set
  * (EPIPE or ECONNRESET when the launcher is gone). */
 static pid_t
-supervisor_request (TerretSupervisor *self,
+link_request (TerretLauncherLink *self,
                     int              *fds,
                     guint             n_fds,
                     int              *remote_error)
@@ -372,7 +372,7 @@ supervisor_request (TerretSupervisor *self,
 }
 
 /*
- * _terret_supervisor_spawn:
+ * _terret_launcher_link_spawn:
  *
  * Asks the launcher to start a unit for one process: @payload_fd holds
  * the plan, @unit_fd is the unit's end of its socket, @child_fds the
@@ -381,7 +381,7 @@ supervisor_request (TerretSupervisor *self,
  * previous one went away. Returns the unit's pid, or 0.
  */
 int
-_terret_supervisor_spawn (TerretSupervisor  *self,
+_terret_launcher_link_spawn (TerretLauncherLink  *self,
                           int                payload_fd,
                           int                unit_fd,
                           const int         *child_fds,
@@ -403,16 +403,16 @@ _terret_supervisor_spawn (TerretSupervisor  *self,
   g_mutex_lock (&self->mutex);
   for (guint attempt = 0; attempt < 2 && unit == 0; attempt++)
     {
-      if (self->socket < 0 && !supervisor_start (self, error))
+      if (self->socket < 0 && !link_start (self, error))
         break;
 
       remote_error = 0;
-      unit = supervisor_request (self, fds, n_fds, &remote_error);
+      unit = link_request (self, fds, n_fds, &remote_error);
       if (unit == 0 && remote_error == 0)
         {
           /* The launcher went away (killed, or it crashed): reap it and
            * start another, once. Its units are not affected. */
-          supervisor_stop (self);
+          link_stop (self);
           continue;
         }
       break;
@@ -433,38 +433,38 @@ _terret_supervisor_spawn (TerretSupervisor  *self,
 /* --- Pools ----------------------------------------------------------- */
 
 void
-_terret_supervisor_pool_init (TerretSupervisorPool *pool)
+_terret_launcher_link_pool_init (TerretLauncherLinkPool *pool)
 {
   g_mutex_init (&pool->mutex);
   pool->by_wrapper = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                            (GDestroyNotify)_terret_supervisor_unref);
+                                            (GDestroyNotify)_terret_launcher_link_unref);
 }
 
 void
-_terret_supervisor_pool_clear (TerretSupervisorPool *pool)
+_terret_launcher_link_pool_clear (TerretLauncherLinkPool *pool)
 {
   g_clear_pointer (&pool->by_wrapper, g_hash_table_unref);
   g_mutex_clear (&pool->mutex);
 }
 
-/* The supervisor for @wrapper (NULL: none), made on first use; a
+/* The link for @wrapper (NULL: none), made on first use; a
  * reference. Its launcher starts with its first spawn. */
-TerretSupervisor *
-_terret_supervisor_pool_get (TerretSupervisorPool *pool,
+TerretLauncherLink *
+_terret_launcher_link_pool_get (TerretLauncherLinkPool *pool,
                              const char * const   *wrapper)
 {
   g_autofree char *key = wrapper != NULL ? g_strjoinv ("\x1f", (char **)wrapper) : g_strdup ("");
-  TerretSupervisor *supervisor;
+  TerretLauncherLink *launcher_link;
 
   g_mutex_lock (&pool->mutex);
-  supervisor = g_hash_table_lookup (pool->by_wrapper, key);
-  if (supervisor == NULL)
+  launcher_link = g_hash_table_lookup (pool->by_wrapper, key);
+  if (launcher_link == NULL)
     {
-      supervisor = _terret_supervisor_new_wrapped (wrapper);
-      g_hash_table_insert (pool->by_wrapper, g_steal_pointer (&key), supervisor);
+      launcher_link = _terret_launcher_link_new_wrapped (wrapper);
+      g_hash_table_insert (pool->by_wrapper, g_steal_pointer (&key), launcher_link);
     }
-  _terret_supervisor_ref (supervisor);
+  _terret_launcher_link_ref (launcher_link);
   g_mutex_unlock (&pool->mutex);
 
-  return supervisor;
+  return launcher_link;
 }

@@ -12,7 +12,7 @@
 #include "terret-common-settings-private.h"
 #include "terret-detach-private.h"
 #include "terret-spool-private.h"
-#include "terret-supervisor-private.h"
+#include "terret-launcher-link-private.h"
 #include "terret-timers-private.h"
 
 G_BEGIN_DECLS
@@ -93,7 +93,7 @@ CommandRun *_terret_command_run_new    (TerretCommandExecutor  *executor,
                                         double                  timeout);
 void        _terret_command_run_free   (CommandRun             *run);
 gboolean    _terret_command_run_spawn  (CommandRun             *run,
-                                        TerretSupervisor       *supervisor,
+                                        TerretLauncherLink       *launcher_link,
                                         GCancellable           *cancellable,
                                         GError                **error);
 void        _terret_command_run_stop   (CommandRun             *run,

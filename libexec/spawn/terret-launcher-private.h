@@ -6,11 +6,11 @@
 #pragma once
 
 #include "terret-launcher.h"
-#include "terret-supervisor-private.h"
+#include "terret-launcher-link-private.h"
 
 G_BEGIN_DECLS
 
-TerretLauncher *_terret_launcher_new_for (TerretSupervisor *supervisor);
+TerretLauncher *_terret_launcher_new_for (TerretLauncherLink *launcher_link);
 char           *_terret_launcher_describe_containment (gboolean sandboxed);
 
 G_END_DECLS

@@ -10,7 +10,7 @@
  * policy, which holds with or without a sandbox.
  *
  * The sandbox is not set up per command: the executor's launcher itself
- * runs inside it (terret-supervisor.c), one per policy, so every shell and
+ * runs inside it (terret-launcher-link.c), one per policy, so every shell and
  * command it forks is inside already and a command costs what it costs
  * unsandboxed. A pty session's shell lives in it, and keeps its cd and
  * export from run to run. A sandbox that cannot be set up fails the run

@@ -1,0 +1,47 @@
+/* terret-launcher-link-private.h: the library's side of one launcher process
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* The environment variable naming the launcher program, for uninstalled
+ * trees (meson devenv and the tests set it); unset, the installed one. */
+#define TERRET_LAUNCHER_ENV "TERRET_LAUNCHER"
+
+typedef struct _TerretLauncherLink TerretLauncherLink;
+
+TerretLauncherLink *_terret_launcher_link_new          (void);
+TerretLauncherLink *_terret_launcher_link_new_wrapped  (const char * const *wrapper);
+TerretLauncherLink *_terret_launcher_link_ref          (TerretLauncherLink  *self);
+void              _terret_launcher_link_unref        (TerretLauncherLink  *self);
+TerretLauncherLink *_terret_launcher_link_get_default  (void);
+const char       *_terret_launcher_link_get_program  (void);
+int               _terret_launcher_link_spawn        (TerretLauncherLink  *self,
+                                                   int                payload_fd,
+                                                   int                unit_fd,
+                                                   const int         *child_fds,
+                                                   guint              n_child_fds,
+                                                   GError           **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TerretLauncherLink, _terret_launcher_link_unref)
+
+/* An executor's launchers, one per sandbox policy: runs with the same
+ * policy share one, a changed setting starts another for what starts
+ * next. */
+typedef struct
+{
+  GMutex mutex;
+  GHashTable *by_wrapper;       /* (owned) joined wrapper or "" -> link */
+} TerretLauncherLinkPool;
+
+void              _terret_launcher_link_pool_init    (TerretLauncherLinkPool *pool);
+void              _terret_launcher_link_pool_clear   (TerretLauncherLinkPool *pool);
+TerretLauncherLink *_terret_launcher_link_pool_get     (TerretLauncherLinkPool *pool,
+                                                   const char * const   *wrapper);
+
+G_END_DECLS
