@@ -1,0 +1,264 @@
+/* terret-shell-run-output.c: what a run reads, as output and results
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Terminal bytes go through the marker scanner: what may be the start of
+ * a marker is held back until the next read decides, what certainly is
+ * not is the command's output, kept under the cap (and in the full-output
+ * file) and shown to the progress callback. No byte of a marker is ever
+ * output.
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "terret-result-private.h"
+#include "terret-shell-run-parts-private.h"
+#include "terret-util-private.h"
+
+/* Output that is certainly the command's: kept under the cap and shown
+ * to the progress callback. */
+static void
+run_confirm (TerretShellRun *run,
+             gsize           n)
+{
+  if (n == 0)
+    return;
+
+  terret_stream_capture_append (run->capture, run->hold->data, n);
+  if (run->kind == EXCHANGE_COMMAND && run->spool != NULL)
+    _terret_spool_write (run->spool, run->hold->data, n);
+  /* Once detached, the run's caller has its result and nobody asked to
+   * hear more through the request: polls carry the rest. */
+  if (run->kind == EXCHANGE_COMMAND && !run->detach.detached)
+    terret_request_report_progress (run->request, TERRET_STREAM_STDOUT, run->hold->data, n);
+  g_byte_array_remove_range (run->hold, 0, n);
+
+  /* A command that writes anything after the interrupt reached it has
+   * reacted to it (a REPL back at its prompt, a trap that printed): it is
+   * handled, not ignored, and is not killed for it. */
+  if (run->interrupt_written && run->kind == EXCHANGE_COMMAND)
+    _terret_timers_disarm (run->host.timers, TERRET_SHELL_TIMER_ESCALATE);
+}
+
+/* Feeds terminal bytes through the marker scanner. Returns TRUE when the
+ * marker that ends the exchange was found (or one that says the shell
+ * never ran the line); bytes after it are not this run's and are dropped. */
+gboolean
+_terret_shell_run_feed (TerretShellRun *run,
+                        const guint8   *data,
+                        gsize           len)
+{
+  const TerretProtocolKey *key = &run->host.state->key;
+
+  g_byte_array_append (run->hold, data, len);
+
+  for (;;)
+    {
+      const guint8 *found = memmem (run->hold->data, run->hold->len, key->lead,
+                                    TERRET_PROTOCOL_LEAD_LEN);
+      g_auto(TerretMarker) marker = { 0 };
+
+      if (found == NULL)
+        {
+          /* Hold back the longest tail that could begin a marker, so no
+           * part of one is ever reported or kept. */
+          gsize keep = MIN (run->hold->len, TERRET_PROTOCOL_LEAD_LEN - 1);
+          gsize n;
+
+          while (keep > 0 &&
+                 memcmp (run->hold->data + run->hold->len - keep, key->lead, keep) != 0)
+            keep--;
+          n = run->hold->len - keep;
+          /* A run that may hand its output over in pieces (a detaching
+           * timeout, then polls) must not cut a character between two of
+           * them: the start of one still arriving waits here for its end.
+           * Bytes never completed are released at the marker, or when the
+           * run ends, as they were written. */
+          if (keep == 0 && run->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
+            n = terret_utf8_whole_prefix (run->hold->data, n);
+          run_confirm (run, n);
+          return FALSE;
+        }
+
+      run_confirm (run, found - run->hold->data);
+
+      switch (_terret_protocol_parse_marker (key, run->hold->data, run->hold->len, &marker))
+        {
+        case TERRET_MARKER_INCOMPLETE:
+          return FALSE;
+
+        case TERRET_MARKER_FOUND:
+          if (marker.exchange <= run->expected)
+            {
+              run->status = marker.exchange == run->expected ? marker.status : -2;
+              _terret_marker_clear (&run->marker);
+              run->marker = marker;
+              marker = (TerretMarker) { 0 };
+              g_byte_array_set_size (run->hold, 0);
+              return TRUE;
+            }
+          /* A number from the future is nobody's marker. */
+          G_GNUC_FALLTHROUGH;
+        case TERRET_MARKER_INVALID:
+        default:
+          run_confirm (run, 1);
+          break;
+        }
+    }
+}
+
+/* What a run that ended without its marker read: everything, including a
+ * tail held back in case it was a marker's beginning (it was not: this
+ * exchange is over). */
+GBytes *
+_terret_shell_run_take_partial (TerretShellRun *run,
+                                guint64        *dropped,
+                                gsize          *cut)
+{
+  run_confirm (run, run->hold->len);
+  return terret_stream_capture_finish (run->capture, TRUE, dropped, cut);
+}
+
+/* A new capture for the command's output, or its next stretch, under the
+ * run's capture mode. */
+TerretStreamCapture *
+_terret_shell_run_new_capture (TerretShellRun *run)
+{
+  return terret_stream_capture_new (_terret_settings_capture_mode (run->settings, run->request),
+                                    _terret_settings_capture_limit (run->settings));
+}
+
+static void
+run_add_capture_notice (TerretShellRun *run,
+                        gsize           kept,
+                        gsize           cut,
+                        guint64         dropped,
+                        guint64         seen)
+{
+  g_autofree char *notice = NULL;
+
+  if (dropped == 0)
+    return;
+
+  if (seen <= run->settings->max_output)
+    notice = g_strdup_printf ("the output was cut off inside a UTF-8 character; its first "
+                              "%" G_GUINT64_FORMAT " bytes were dropped.", dropped);
+  else if (cut == kept)
+    notice = g_strdup_printf ("output truncated at max-output: kept the first %" G_GSIZE_FORMAT
+                              " bytes and dropped %" G_GUINT64_FORMAT " more.", kept, dropped);
+  else if (cut == 0)
+    notice = g_strdup_printf ("output truncated at max-output: kept the last %" G_GSIZE_FORMAT
+                              " bytes and dropped %" G_GUINT64_FORMAT " earlier ones.",
+                              kept, dropped);
+  else
+    notice = g_strdup_printf ("output truncated at max-output: kept the first %" G_GSIZE_FORMAT
+                              " and the last %" G_GSIZE_FORMAT " bytes and dropped the %"
+                              G_GUINT64_FORMAT " between them.", cut, kept - cut, dropped);
+  _terret_shell_run_add_notice (run, notice);
+}
+
+/* The result of the command's output so far: @output, of which @dropped
+ * bytes were left out at @cut, and, with keep-full-output, the file that
+ * has them all. A @final result also says what the file lacks. */
+static TerretResult *
+run_build_result (TerretShellRun *run,
+                  GBytes         *output,
+                  guint64         dropped,
+                  gsize           cut,
+                  gboolean        final)
+{
+  TerretResult *result = terret_result_new ();
+
+  terret_result_set_stdout (result, output);
+  if (dropped > 0)
+    {
+      terret_result_set_dropped (result, TERRET_STREAM_STDOUT, dropped, cut);
+      terret_result_set_omitted_at (result, TERRET_STREAM_STDOUT, run->stretch_start + cut);
+    }
+  if (run->spool != NULL)
+    {
+      if (final)
+        {
+          g_autofree char *lacks = NULL;
+
+          _terret_spool_close (run->spool);
+          lacks = _terret_spool_describe (run->spool, "output");
+          _terret_shell_run_add_notice (run, lacks);
+        }
+      else
+        _terret_spool_flush (run->spool);
+      _terret_result_set_spool (result, TERRET_STREAM_STDOUT, run->spool);
+    }
+  if (run->notices->len > 0)
+    terret_result_add_notice (result, run->notices->str);
+
+  return result;
+}
+
+/* The result of a command whose exchange ended at its marker: nothing of
+ * the marker ever entered the capture, so the output ends at everything
+ * it has seen. */
+TerretResult *
+_terret_shell_run_finish_capture (TerretShellRun *run)
+{
+  g_autoptr(GBytes) output = NULL;
+  guint64 seen = terret_stream_capture_get_seen (run->capture);
+  guint64 dropped = 0;
+  gsize cut = 0;
+
+  output = terret_stream_capture_finish (run->capture, FALSE, &dropped, &cut);
+  run_add_capture_notice (run, g_bytes_get_size (output), cut, dropped, seen);
+  return run_build_result (run, output, dropped, cut, TRUE);
+}
+
+/* Everything read so far, and every notice, as a result. */
+TerretResult *
+_terret_shell_run_partial_result (TerretShellRun *run)
+{
+  g_autoptr(GBytes) output = NULL;
+  guint64 seen = terret_stream_capture_get_seen (run->capture) + run->hold->len;
+  guint64 dropped = 0;
+  gsize cut = 0;
+
+  output = _terret_shell_run_take_partial (run, &dropped, &cut);
+  run_add_capture_notice (run, g_bytes_get_size (output), cut, dropped, seen);
+  return run_build_result (run, output, dropped, cut, TRUE);
+}
+
+/* --- Detached commands: the detach's view of the output ----------------- */
+
+TerretResult *
+_terret_shell_run_take_stretch (gpointer data)
+{
+  TerretShellRun *run = data;
+  g_autoptr(GBytes) output = NULL;
+  TerretResult *result;
+  guint64 seen = terret_stream_capture_get_seen (run->capture);
+  guint64 dropped = 0;
+  gsize cut = 0;
+
+  /* Every byte in the capture is whole characters (see run_feed), so the
+   * stretch ends where the output does. Each stretch is captured under
+   * the run's mode on its own, up to max-output. */
+  output = terret_stream_capture_finish (run->capture, FALSE, &dropped, &cut);
+  run_add_capture_notice (run, g_bytes_get_size (output), cut, dropped, seen);
+  result = run_build_result (run, output, dropped, cut, FALSE);
+  terret_result_set_running (result, TRUE);
+
+  g_string_truncate (run->notices, 0);
+  terret_stream_capture_free (run->capture);
+  run->capture = _terret_shell_run_new_capture (run);
+  run->stretch_start += seen;
+
+  return result;
+}
+
+gboolean
+_terret_shell_run_has_news (gpointer data)
+{
+  TerretShellRun *run = data;
+
+  return terret_stream_capture_get_seen (run->capture) > 0 || run->notices->len > 0;
+}
