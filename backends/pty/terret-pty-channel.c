@@ -43,6 +43,9 @@ G_DEFINE_DYNAMIC_TYPE_EXTENDED (TerretPtyChannel, terret_pty_channel, TERRET_TYP
  * - non-canonical input, VMIN 1 VTIME 0, so no line length limit applies
  *   to a request and no byte is special but the signal characters;
  * - no software flow control, so a stray ^S cannot wedge the stream;
+ * - no input translation (NL to CR, CR ignored or made NL, the eighth bit
+ *   stripped, capitals lowered), so a request and the caller's input
+ *   arrive as written: `stty inlcr igncr` would otherwise end every line;
  * - ISIG kept, so ^C still interrupts the foreground group. */
 static gboolean
 set_modes (int      fd,
@@ -57,7 +60,7 @@ set_modes (int      fd,
   wanted.c_lflag &= ~(ECHO | ECHOE | ECHOK | ECHONL | ICANON | IEXTEN);
   wanted.c_lflag |= ISIG;
   wanted.c_oflag &= ~OPOST;
-  wanted.c_iflag &= ~(IXON | IXOFF | IXANY);
+  wanted.c_iflag &= ~(IXON | IXOFF | IXANY | INLCR | IGNCR | ICRNL | ISTRIP | IUCLC);
   wanted.c_cc[VMIN] = 1;
   wanted.c_cc[VTIME] = 0;
 
