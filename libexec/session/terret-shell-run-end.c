@@ -23,7 +23,12 @@
  * reported, at most; it is on its way. */
 #define SHELL_END_WAIT_MSEC 250
 
-static void run_complete_broken (TerretShellRun *run);
+/* Why a shell cannot run the session's steps at a low `ulimit -n`. */
+#define NO_DESCRIPTORS "it could not open a file descriptor: the open-files limit (ulimit -n) " \
+                       "is below what the shell needs"
+
+static void run_complete_broken (TerretShellRun *run,
+                                 const char     *why);
 
 /* The handshake failed: the half-started shell is ended here, since
  * nothing else holds it yet. */
@@ -162,7 +167,7 @@ _terret_shell_run_ended (TerretShellRun *run)
   TerretResult *result;
   gboolean closed;
 
-  if (run->kind == EXCHANGE_HANDSHAKE)
+  if (run->kind == EXCHANGE_HANDSHAKE || run->kind == EXCHANGE_SETUP)
     {
       TerretProcess *process = terret_shell_channel_get_process (run->host.channel);
       g_autofree char *why = NULL;
@@ -220,17 +225,59 @@ _terret_shell_run_ended (TerretShellRun *run)
   _terret_shell_run_return (run, result, NULL);
 }
 
+/* Sends the command again, in the same run: it did not run (its request
+ * was taken before it could start), and what was read meanwhile is not
+ * its output. Once only; after that the run ends without a status. */
+static gboolean
+run_resend (TerretShellRun *run,
+            ExchangeKind    kind)
+{
+  if (run->resent)
+    return FALSE;
+  run->resent = TRUE;
+  run->recovering = FALSE;
+  g_clear_pointer (&run->command_capture, terret_stream_capture_free);
+  if (run->spool != NULL)
+    _terret_spool_truncate (run->spool, 0);
+  _terret_shell_run_start (run, kind);
+  return TRUE;
+}
+
+static void
+run_complete_replaced (TerretShellRun *run)
+{
+  TerretResult *result;
+
+  if (run->command_capture != NULL)
+    {
+      terret_stream_capture_free (run->capture);
+      run->capture = g_steal_pointer (&run->command_capture);
+    }
+  result = _terret_shell_run_finish_capture (run);
+  _terret_shell_run_kill_shell (run);
+  terret_result_add_notice (result, "The command replaced the shell with another (exec), which "
+                                    "has no status to report here; that shell was ended, and the "
+                                    "next run starts a fresh session, so the cwd and variables "
+                                    "from earlier runs are gone.");
+  _terret_shell_run_return (run, result, NULL);
+}
+
 static void
 run_complete_command (TerretShellRun *run)
 {
   g_autofree char *flags_notice = NULL;
   TerretResult *result;
-  gboolean usable;
+  const char *unusable;
 
+  if (run->status == -3)
+    {
+      run_complete_replaced (run);
+      return;
+    }
   /* A prompt of an earlier exchange: bash did not run the line's harness
-   * (^C, an expansion error, a function named `builtin`), or did and then
-   * printed a prompt it had not expanded again. A recovery tells which,
-   * and carries the line's status. */
+   * (^C, an expansion error, a function named `builtin`), or printed its
+   * prompt mangled or unexpanded. A recovery tells which, and carries the
+   * line's status. */
   if (run->status == -2 && !run->recovering)
     {
       /* The output so far stays the command's: the recovery's own is not. */
@@ -240,12 +287,35 @@ run_complete_command (TerretShellRun *run)
       return;
     }
   /* Stale again after a recovery (a shell that cannot even fork for
-   * its own steps, as at a process limit): no status can be had. */
+   * its own steps, as at a process limit), or a harness that could not
+   * open its group: no status can be had. */
+  if (run->status >= 0 && strchr (run->marker.flags, 'r') != NULL)
+    {
+      if (run->command_capture == NULL)
+        run->command_capture = g_steal_pointer (&run->capture);
+      run_complete_broken (run, NO_DESCRIPTORS);
+      return;
+    }
   if (run->status < 0)
     {
       if (run->command_capture == NULL)
         run->command_capture = g_steal_pointer (&run->capture);
-      run_complete_broken (run);
+      run_complete_broken (run, NULL);
+      return;
+    }
+  /* The request was taken before the command could start: its alias did
+   * not expand (aliases off: the command goes into an eval from now on),
+   * or its syntax check could not run (eval disabled: the careful harness
+   * of a recovery enables it again). */
+  if (!run->recovering && strpbrk (run->marker.flags, TERRET_FLAG_NOT_RUN) != NULL)
+    {
+      gboolean unexpanded = strchr (run->marker.flags, 'U') != NULL;
+
+      _terret_shell_state_take_marker (run->host.state, &run->marker, run->careful);
+      if (run_resend (run, unexpanded ? EXCHANGE_COMMAND : EXCHANGE_RECOVERY))
+        return;
+      run->command_capture = _terret_shell_run_new_capture (run);
+      run_complete_broken (run, NULL);
       return;
     }
   if (run->command_capture != NULL)
@@ -256,7 +326,8 @@ run_complete_command (TerretShellRun *run)
 
   flags_notice = _terret_protocol_describe_flags (run->marker.flags);
   _terret_shell_run_add_notice (run, flags_notice);
-  usable = _terret_shell_state_take_marker (run->host.state, &run->marker, run->careful);
+  _terret_shell_state_take_marker (run->host.state, &run->marker, run->careful);
+  unusable = _terret_protocol_unusable (run->marker.flags);
 
   result = _terret_shell_run_finish_capture (run);
   terret_result_set_exit_status (result, run->status);
@@ -264,12 +335,14 @@ run_complete_command (TerretShellRun *run)
 
   if (!run_note_limits (run, result, W_EXITCODE (run->status, 0)))
     _terret_shell_run_kill_shell (run);
-  else if (!usable)
+  else if (unusable != NULL)
     {
-      terret_result_add_notice (result, "The shell's state could not be put back into a state "
-                                        "the session can use, so the session was ended; the next "
-                                        "run starts a fresh one, so the cwd and variables from "
-                                        "earlier runs are gone.");
+      g_autofree char *notice = g_strdup_printf ("After this command %s, so the session was "
+                                                 "ended; the next run starts a fresh one, so the "
+                                                 "cwd and variables from earlier runs are gone.",
+                                                 unusable);
+
+      terret_result_add_notice (result, notice);
       _terret_shell_run_kill_shell (run);
     }
 
@@ -277,10 +350,13 @@ run_complete_command (TerretShellRun *run)
 }
 
 /* A command after which not even the harness alone ran: what it
- * printed, no status, and why; the shell is ended. */
+ * printed, no status, and why (@why, or the general case); the shell is
+ * ended. */
 static void
-run_complete_broken (TerretShellRun *run)
+run_complete_broken (TerretShellRun *run,
+                     const char     *why)
 {
+  g_autofree char *notice = NULL;
   TerretResult *result;
 
   terret_stream_capture_free (run->capture);
@@ -288,12 +364,14 @@ run_complete_broken (TerretShellRun *run)
   result = _terret_shell_run_finish_capture (run);
   run_note_limits (run, result, -1);
   _terret_shell_run_kill_shell (run);
-  terret_result_add_notice (result, "After this command the shell could no longer run the "
-                                    "session's own steps (it left state, such as an alias over "
-                                    "a reserved word, that breaks them), so its status is "
-                                    "unknown and the session was ended; the next run starts a "
-                                    "fresh one, so the cwd and variables from earlier runs are "
-                                    "gone.");
+  notice = g_strdup_printf ("After this command the shell could no longer run the session's own "
+                            "steps (%s), so its status is unknown and the session was ended; the "
+                            "next run starts a fresh one, so the cwd and variables from earlier "
+                            "runs are gone.",
+                            why != NULL ? why : "it left state, such as an alias over a reserved "
+                                                "word or a DEBUG trap that skips commands, that "
+                                                "breaks them");
+  terret_result_add_notice (result, notice);
   _terret_shell_run_return (run, result, NULL);
 }
 
@@ -310,40 +388,59 @@ _terret_shell_run_on_marker (TerretShellRun *run)
   switch (run->kind)
     {
     case EXCHANGE_HANDSHAKE:
+      /* A remote terminal's modes are set: now the set-up itself. */
+      if (!terret_shell_channel_can_prepare_run (run->host.channel))
+        {
+          _terret_shell_run_start (run, EXCHANGE_SETUP);
+          break;
+        }
+      _terret_shell_run_start (run, EXCHANGE_COMMAND);
+      break;
+
+    case EXCHANGE_SETUP:
       _terret_shell_run_start (run, EXCHANGE_COMMAND);
       break;
 
     case EXCHANGE_RECOVERY:
-      if (run->status < 0 || strchr (run->marker.flags, 'b') != NULL ||
-          !_terret_shell_state_take_marker (run->host.state, &run->marker, run->careful))
+      if (run->status < 0 || strpbrk (run->marker.flags, "br") != NULL)
         {
           /* Not even the harness alone runs: nothing the session can say
            * to this shell is safe. */
           gboolean hijacked = run->status >= 0 && strchr (run->marker.flags, 'b') != NULL;
+          gboolean no_fds = run->status >= 0 && strchr (run->marker.flags, 'r') != NULL;
 
           if (run->recovering && !hijacked)
             {
               /* The command may have run, and must not run twice: it ends
                * here, with what it printed and no status. */
-              run_complete_broken (run);
+              run_complete_broken (run, no_fds ? NO_DESCRIPTORS : NULL);
               return;
             }
           _terret_shell_run_kill_shell (run);
           /* Before the command, or a line a function named `builtin`
-           * took whole: the command did not run. A fresh shell runs it. */
-          g_clear_pointer (&run->command_capture, terret_stream_capture_free);
-          if (run->spool != NULL)
-            _terret_spool_truncate (run->spool, 0);
-          run->recovering = FALSE;
+           * took whole: the command did not run. A fresh shell runs it,
+           * once. */
           _terret_shell_run_add_notice (run, "The shell could no longer run the session's own "
-                                             "steps (a function named like a builtin takes "
-                                             "them), so a fresh session was started; the cwd "
-                                             "and variables from earlier runs are gone.");
-          _terret_shell_run_start (run, EXCHANGE_HANDSHAKE);
+                                             "steps (a function named like a builtin, or a "
+                                             "builtin disabled, takes them), so a fresh session "
+                                             "was started; the cwd and variables from earlier "
+                                             "runs are gone.");
+          if (!run_resend (run, EXCHANGE_HANDSHAKE))
+            {
+              run->command_capture = _terret_shell_run_new_capture (run);
+              run_complete_broken (run, NULL);
+            }
           return;
         }
+      _terret_shell_state_take_marker (run->host.state, &run->marker, run->careful);
       if (run->recovering)
         run_complete_command (run);
+      else if (_terret_protocol_unusable (run->marker.flags) != NULL)
+        {
+          /* The command has not run yet, and this shell cannot run it. */
+          _terret_shell_run_kill_shell (run);
+          _terret_shell_run_start (run, EXCHANGE_HANDSHAKE);
+        }
       else
         _terret_shell_run_start (run, EXCHANGE_COMMAND);
       break;
@@ -354,4 +451,3 @@ _terret_shell_run_on_marker (TerretShellRun *run)
       break;
     }
 }
-

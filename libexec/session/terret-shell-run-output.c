@@ -44,7 +44,8 @@ run_confirm (TerretShellRun *run,
 
 /* Feeds terminal bytes through the marker scanner. Returns TRUE when the
  * marker that ends the exchange was found (or one that says the shell
- * never ran the line); bytes after it are not this run's and are dropped. */
+ * never ran the line, or printed its prompt unexpanded or mangled, or was
+ * replaced); bytes after it are not this run's and are dropped. */
 gboolean
 _terret_shell_run_feed (TerretShellRun *run,
                         const guint8   *data,
@@ -56,33 +57,28 @@ _terret_shell_run_feed (TerretShellRun *run,
 
   for (;;)
     {
-      const guint8 *found = memmem (run->hold->data, run->hold->len, key->lead,
-                                    TERRET_PROTOCOL_LEAD_LEN);
       g_auto(TerretMarker) marker = { 0 };
+      gsize start = 0;
+      TerretLeadScan scan = _terret_protocol_scan (key, run->hold->data, run->hold->len, &start);
 
-      if (found == NULL)
+      if (scan == TERRET_LEAD_NONE)
         {
-          /* Hold back the longest tail that could begin a marker, so no
-           * part of one is ever reported or kept. */
-          gsize keep = MIN (run->hold->len, TERRET_PROTOCOL_LEAD_LEN - 1);
-          gsize n;
-
-          while (keep > 0 &&
-                 memcmp (run->hold->data + run->hold->len - keep, key->lead, keep) != 0)
-            keep--;
-          n = run->hold->len - keep;
           /* A run that may hand its output over in pieces (a detaching
            * timeout, then polls) must not cut a character between two of
            * them: the start of one still arriving waits here for its end.
            * Bytes never completed are released at the marker, or when the
            * run ends, as they were written. */
-          if (keep == 0 && run->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
-            n = terret_utf8_whole_prefix (run->hold->data, n);
-          run_confirm (run, n);
+          if (run->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
+            start = terret_utf8_whole_prefix (run->hold->data, start);
+          run_confirm (run, start);
           return FALSE;
         }
 
-      run_confirm (run, found - run->hold->data);
+      /* What precedes it is output; from it on, it is held back until
+       * it is known. */
+      run_confirm (run, start);
+      if (scan == TERRET_LEAD_PARTIAL)
+        return FALSE;
 
       switch (_terret_protocol_parse_marker (key, run->hold->data, run->hold->len, &marker))
         {
@@ -90,17 +86,36 @@ _terret_shell_run_feed (TerretShellRun *run,
           return FALSE;
 
         case TERRET_MARKER_FOUND:
-          if (marker.exchange <= run->expected)
+          if (marker.flags != NULL &&
+              (strchr (marker.flags, 'L') != NULL ||
+               marker.prompt == run->host.state->last_prompt))
             {
-              run->status = marker.exchange == run->expected ? marker.status : -2;
-              _terret_marker_clear (&run->marker);
-              run->marker = marker;
-              marker = (TerretMarker) { 0 };
-              g_byte_array_set_size (run->hold, 0);
-              return TRUE;
+              /* A prompt bash printed in the middle of a request's first
+               * line, or printed again without expanding it (both when a
+               * syntax check meets an open quote): not an end. */
+              g_byte_array_remove_range (run->hold, 0, marker.len);
+              break;
             }
-          /* A number from the future is nobody's marker. */
-          G_GNUC_FALLTHROUGH;
+          if (marker.flags != NULL)
+            run->host.state->last_prompt = marker.prompt;
+          if (marker.kind == TERRET_MARKER_KIND_NORMAL && marker.exchange > run->expected)
+            {
+              /* A number from the future is nobody's marker. */
+              run_confirm (run, 1);
+              break;
+            }
+          if (marker.kind == TERRET_MARKER_KIND_REPLACED)
+            run->status = -3;
+          else if (marker.kind == TERRET_MARKER_KIND_NORMAL && marker.exchange == run->expected)
+            run->status = marker.status;
+          else
+            run->status = -2;
+          _terret_marker_clear (&run->marker);
+          run->marker = marker;
+          marker = (TerretMarker) { 0 };
+          g_byte_array_set_size (run->hold, 0);
+          return TRUE;
+
         case TERRET_MARKER_INVALID:
         default:
           run_confirm (run, 1);

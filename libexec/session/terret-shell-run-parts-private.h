@@ -18,7 +18,8 @@ G_BEGIN_DECLS
 
 typedef enum
 {
-  EXCHANGE_HANDSHAKE,           /* a new shell's set-up */
+  EXCHANGE_HANDSHAKE,           /* a new shell started, and its set-up (or its modes) */
+  EXCHANGE_SETUP,               /* the set-up, after a remote terminal's modes */
   EXCHANGE_RECOVERY,            /* the harness step alone, after an abandoned line */
   EXCHANGE_COMMAND,
 } ExchangeKind;
@@ -51,7 +52,8 @@ struct _TerretShellRun
   TerretStreamCapture *command_capture; /* (owned) (nullable) the command's, while a recovery runs */
   TerretSpool *spool;           /* (owned) (nullable) every byte of the command's output */
   guint64 stretch_start;        /* the output's offset where the capture's stretch begins */
-  int status;                   /* from the marker; -1: none yet, -2: a stale one */
+  int status;                   /* from the marker; -1: none yet, -2: a stale, mangled or
+                                 * unexpanded one, -3: a shell exec'd in its place */
   TerretMarker marker;          /* the exchange's, once found */
   TerretLimits limits_before;   /* what the shell's cgroup had refused before the command */
 
@@ -62,6 +64,7 @@ struct _TerretShellRun
   guint shell_ended : 1;
   guint recovering : 1;         /* the command's outcome comes from a recovery */
   guint careful : 1;            /* the exchange took the careful path */
+  guint resent : 1;             /* the command was sent again once, not having run */
 };
 
 /* terret-shell-run.c */

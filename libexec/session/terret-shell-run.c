@@ -407,7 +407,7 @@ run_on_deadline (TerretShellRun *run)
       g_autofree char *handshake = _terret_format_seconds (run->handshake_timeout);
       g_autofree char *why = g_strdup_printf ("no answer within %ss", handshake);
 
-      if (run->kind == EXCHANGE_HANDSHAKE)
+      if (run->kind == EXCHANGE_HANDSHAKE || run->kind == EXCHANGE_SETUP)
         _terret_shell_run_fail_handshake (run, why);
       else
         {
@@ -555,11 +555,14 @@ _terret_shell_run_start (TerretShellRun *run,
   if (kind == EXCHANGE_COMMAND)
     run->limits_before = _terret_shell_run_limits_hit (run);
 
-  if (kind == EXCHANGE_HANDSHAKE)
+  if (kind == EXCHANGE_HANDSHAKE || kind == EXCHANGE_SETUP)
     {
-      if (!run_start_shell (run))
+      if (kind == EXCHANGE_SETUP)
+        line = _terret_shell_state_handshake (run->host.state);
+      else if (!run_start_shell (run))
         return;
-      line = _terret_shell_state_handshake (run->host.state, remote);
+      else
+        line = _terret_shell_state_new_shell (run->host.state, remote);
       run->expected = 0;
       timeout = run->handshake_timeout;
       run->capture = terret_stream_capture_new (TERRET_CAPTURE_MODE_HEAD, HANDSHAKE_OUTPUT_LIMIT);

@@ -17,14 +17,17 @@ typedef struct
 {
   TerretProtocolKey key;
   guint64 exchange;             /* the last exchange sent */
+  guint64 last_prompt;          /* the number of the last marker read */
   guint careful : 1;            /* state is set aside: the next request puts it back */
   guint always_careful : 1;     /* functions, aliases or sourced code may change state */
-  guint verbose : 1;            /* verbose is set aside: the harness runs apart */
   guint needs_recovery : 1;     /* the shell must meet the careful harness first */
+  guint hooks : 1;              /* PROMPT_COMMAND or PS0 would run twice for an alias's two lines */
+  guint no_alias : 1;           /* aliases do not expand: commands go into an eval */
 } TerretShellState;
 
-GByteArray *_terret_shell_state_handshake   (TerretShellState   *state,
+GByteArray *_terret_shell_state_new_shell  (TerretShellState   *state,
                                              gboolean            remote);
+GByteArray *_terret_shell_state_handshake   (TerretShellState   *state);
 GByteArray *_terret_shell_state_recovery    (TerretShellState   *state,
                                              gboolean            remote,
                                              guint64            *expected);
@@ -33,7 +36,7 @@ GByteArray *_terret_shell_state_request     (TerretShellState   *state,
                                              gboolean            remote,
                                              gboolean           *careful,
                                              guint64            *expected);
-gboolean    _terret_shell_state_take_marker (TerretShellState   *state,
+void        _terret_shell_state_take_marker (TerretShellState   *state,
                                              const TerretMarker *marker,
                                              gboolean            careful);
 void        _terret_shell_state_forget      (TerretShellState   *state);

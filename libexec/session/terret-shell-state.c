@@ -18,18 +18,27 @@
 #include "terret-shell-state-private.h"
 
 /*
- * _terret_shell_state_handshake:
+ * _terret_shell_state_new_shell:
  *
- * The set-up line of a new shell: a fresh key, the exchange count from
- * 0, nothing set aside. Its marker is exchange 0.
+ * The first line to a new shell: a fresh key, the exchange count from 0,
+ * nothing set aside; the handshake, or for a @remote terminal the line
+ * that sets its modes, which the handshake then follows. Both are
+ * answered by a marker of exchange 0.
  */
 GByteArray *
-_terret_shell_state_handshake (TerretShellState *state,
+_terret_shell_state_new_shell (TerretShellState *state,
                                gboolean          remote)
 {
-  *state = (TerretShellState) { 0 };
+  *state = (TerretShellState) { .last_prompt = G_MAXUINT64 };
   _terret_protocol_key_init (&state->key);
-  return _terret_protocol_handshake (&state->key, remote);
+  return remote ? _terret_protocol_modes (&state->key) : _terret_protocol_handshake (&state->key);
+}
+
+/* The handshake, after the modes of a remote terminal were set. */
+GByteArray *
+_terret_shell_state_handshake (TerretShellState *state)
+{
+  return _terret_protocol_handshake (&state->key);
 }
 
 /*
@@ -52,10 +61,14 @@ _terret_shell_state_recovery (TerretShellState *state,
 /*
  * _terret_shell_state_request:
  *
- * The request line of @command. The fast path is for a shell known clean
+ * The request of @command. The fast path is for a shell known clean
  * running a command whose text cannot make it otherwise; a remote shell
  * also needs its terminal's modes put back, which only the careful
- * harness does. *@careful says which path the line takes.
+ * harness does. A command runs at the top level through an alias unless
+ * the shell cannot have it (see _terret_protocol_choose_carry()): a
+ * PROMPT_COMMAND or PS0 would run for both of the alias's lines, and a
+ * shell whose aliases do not expand would not run it. *@careful says
+ * which path the request takes.
  */
 GByteArray *
 _terret_shell_state_request (TerretShellState *state,
@@ -66,28 +79,27 @@ _terret_shell_state_request (TerretShellState *state,
 {
   TerretCarry carry = _terret_protocol_choose_carry (command);
 
+  if (state->hooks || state->no_alias)
+    carry = TERRET_CARRY_EVAL;
   if (_terret_protocol_may_persist (command))
     state->always_careful = TRUE;
   *careful = state->careful || state->always_careful || remote ||
              _terret_protocol_needs_care (command);
-  /* Verbose echoes whatever the eval still parses once it is on: the
-   * harness then runs after the eval, on the line bash already read. */
-  if (carry == TERRET_CARRY_EVAL && *careful &&
-      (state->verbose || _terret_protocol_parse_apart (command)))
-    carry = TERRET_CARRY_EVAL_APART;
   *expected = ++state->exchange;
-  return _terret_protocol_request (command, *expected, carry, *careful, remote);
+  return _terret_protocol_request (command, *expected, carry, *careful,
+                                   *careful && _terret_protocol_may_exec (command), remote);
 }
 
 /*
  * _terret_shell_state_take_marker:
  *
  * What an exchange's marker says the next request must do; @careful is
- * the path the exchange took. Returns FALSE when a careful harness could
- * not turn off what would trace the next request (flag F): a shell the
- * session cannot use.
+ * the path the exchange took. A careful harness also says whether a
+ * PROMPT_COMMAND or PS0 is set (flags c, z); any marker may say that
+ * aliases do not expand (A from the harness, U from a request whose alias
+ * did not run).
  */
-gboolean
+void
 _terret_shell_state_take_marker (TerretShellState   *state,
                                  const TerretMarker *marker,
                                  gboolean            careful)
@@ -98,8 +110,9 @@ _terret_shell_state_take_marker (TerretShellState   *state,
   state->careful = next_careful;
   state->needs_recovery = recover;
   if (careful)
-    state->verbose = strchr (marker->flags, 'v') != NULL;
-  return strchr (marker->flags, 'F') == NULL;
+    state->hooks = strpbrk (marker->flags, "cz") != NULL;
+  if (strpbrk (marker->flags, "AU") != NULL)
+    state->no_alias = TRUE;
 }
 
 /* The shell is gone, or is being asked to go: nothing is owed to it. */
