@@ -287,7 +287,7 @@ static const Case cases[] = {
       { "echo on", 0, "on\n", QUIET },
       /* Where no word shows it, bash prints PS1 unexpanded: the session
        * knows it for its prompt and reads the status again. */
-      { "x=shopt; $x -u promptvars; (exit 3)", 3, "", "*promptvars*" },
+      { "x=sho; ${x}pt -u promptvars; (exit 3)", 3, "", "*promptvars*" },
       { "echo on", 0, "on\n", QUIET },
     } },
   { "prompt-variable-printed", {
@@ -325,6 +325,12 @@ static const Case cases[] = {
   { "builtins-disabled", {
       { "enable -n builtin eval printf", 0, "", "*enable -n*" },
       { "echo hi; printf x", 0, "hi\nx", QUIET },
+    } },
+  { "builtins-disabled-unseen", {
+      /* Where no word shows it, the next request is taken before its
+       * command starts: that command runs once, in a fresh shell. */
+      { "x=ena y=ev; ${x}ble -n ${y}al", 0, "", QUIET },
+      { "echo hi", 0, "hi\n", "*fresh session*" },
     } },
   { "reserved-word-aliases", {
       { "shopt -s expand_aliases; alias '{=echo' '[[=echo' 'if=echo' '!=echo'", 0, "", "*alias*" },

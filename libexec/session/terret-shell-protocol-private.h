@@ -43,6 +43,8 @@ typedef enum
   TERRET_MARKER_KIND_LITERAL,
   /* A new shell a command exec'd into announced itself. */
   TERRET_MARKER_KIND_REPLACED,
+  /* PS2: bash asks for the rest of a command left open. */
+  TERRET_MARKER_KIND_CONTINUATION,
 } TerretMarkerKind;
 
 /* What a marker says. */
@@ -50,7 +52,6 @@ typedef struct
 {
   TerretMarkerKind kind;
   guint64 exchange;
-  guint64 prompt;               /* counts the markers a shell expanded */
   int status;
   char *options;                /* (owned) the shell's `$-` */
   char *flags;                  /* (owned) what the harness found or undid */
@@ -69,8 +70,8 @@ typedef enum
 /* How a command is carried to bash (see terret-shell-protocol.c). */
 typedef enum
 {
-  TERRET_CARRY_ALIAS,           /* checked, then parsed at top level through an alias */
-  TERRET_CARRY_EVAL,            /* inside an eval: one level down for traces */
+  TERRET_CARRY_ALIAS,           /* parsed at the top level through an alias */
+  TERRET_CARRY_EVAL,            /* inside an eval: one level down, for traces */
 } TerretCarry;
 
 void               _terret_protocol_key_init     (TerretProtocolKey        *key);
@@ -105,9 +106,9 @@ void               _terret_protocol_flags_state  (const TerretMarker       *mark
 char              *_terret_protocol_describe_flags (const char             *flags);
 const char        *_terret_protocol_unusable     (const char               *flags);
 
-/* Marker flags the run acts on: the command never ran (its line was
- * taken before it could), and aliases cannot carry commands. */
-#define TERRET_FLAG_NOT_RUN "UE"
+/* Marker flags the run acts on: the command never ran (its alias did not
+ * expand), and aliases cannot carry commands. */
+#define TERRET_FLAG_NOT_RUN "U"
 #define TERRET_FLAG_NO_ALIAS 'A'
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (TerretMarker, _terret_marker_clear)

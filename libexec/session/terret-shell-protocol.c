@@ -20,19 +20,22 @@
  *   key and no RS byte (they come from `\036` escapes and a variable), so
  *   a command printing `$PS1` prints no marker; with promptvars off bash
  *   prints PS1 as it stands, which the reader knows for what it is.
- * - A command runs at the top level, as typed: a trace shows `+ cmd`, an
- *   ERR trap fires once, `$BASH_COMMAND` and `caller` are the command's.
- *   The request's first line checks the command's syntax (an eval that
- *   parses it and runs nothing: a syntax error returns at once, with
- *   status 2) and stores it, with the harness after it in one group, as
+ * - A command runs at the top level, as typed, wherever anything could
+ *   tell the difference: a trace shows `+ cmd`, an ERR trap fires once,
+ *   `$BASH_COMMAND` and `caller` are the command's. The request's first
+ *   line stores the command, with the harness after it in one group, as
  *   an alias; the second line is the alias. bash parses the whole group
  *   before running any of it, from memory: a command reading stdin never
- *   sees the protocol, and an alias the command defines cannot reach the
- *   harness. PS1 prints nothing for the prompt between the two lines. A
- *   here-document (its body would be read from the terminal, not the
- *   alias), a PROMPT_COMMAND or PS0 (they would run twice) or a shell
- *   where aliases do not expand take the command into an eval instead,
- *   one level down.
+ *   sees the protocol, an alias the command defines cannot reach the
+ *   harness, and a syntax error fails it whole, with bash's own message
+ *   and status 2. A group left open makes bash ask for more with PS2,
+ *   which is a marker too: the session takes the line back with ^C and
+ *   has an eval say what is wrong. PS1 prints nothing for the prompt
+ *   between the two lines. A here-document (its body would be read from
+ *   the terminal, not the alias), a PROMPT_COMMAND or PS0 (they would run
+ *   twice) or a shell where aliases do not expand take the command into
+ *   an eval instead, one level down; so does the fast path below, where
+ *   nothing can tell (no trace, no trap), and which saves a prompt.
  * - While the shell is known clean (no DEBUG trap, no xtrace or verbose,
  *   nothing set aside), the harness is a few assignments: the fast path,
  *   costing what the command's own line costs. Its `:` is a probe: a
@@ -77,11 +80,16 @@
  * back forever. */
 #define CWD_MAX (64 * 1024)
 
+/* The marker's fields after the key: the exchange whose harness ran
+ * last, its status, `$-`, the flags, the cwd. */
+#define MARKER_FIELDS "${__terret_k}:${__terret_s}:$-:${__terret_f}${__terret_d:+D};${PWD-}"
+
 /* What bash prints for PS1 when promptvars is off: PS1 as it stands, its
  * `\036` decoded. It holds an RS byte, which `echo "$PS1"` does not
  * print (that prints the escape), and nothing of the key. */
 static const char literal_prompt[] =
-  "${__terret_z#\x1e}${__terret_x[__terret_i++]-${__terret_m@P}}";
+  "${__terret_z#\x1e}${__terret_x[__terret_i++]-\x1e${__terret_K}" MARKER_FIELDS
+  "\x1e${__terret_K}\n}";
 #define LITERAL_LEN (sizeof literal_prompt - 1)
 
 /* The fast path's harness, after the command: the status, the command's
@@ -135,36 +143,25 @@ static const char careful_restore[] =
   "[[ -z $__terret_rf ]]||\\builtin eval \"$__terret_rf\";"
   "{ %2$s\\__terret_R __terret_k=%1$" G_GUINT64_FORMAT " \"$__terret_u\";} >&- 2>&-;";
 
-/* The request's line: the group checked (an eval that parses it and
- * runs nothing, then says it ran, which a function named `builtin`
- * cannot), then run. A check that fails is the command's outcome, with
- * bash's message and status 2; one that cannot run (eval disabled, or a
- * function named `builtin`) says the command did not run (flag E).
- * While the line runs, the marker carries flag L: bash prints a prompt
- * of its own when the check meets a quote left open, and that one is not
- * the end of anything (nor is one printed again unexpanded, which the
- * marker's number tells). A check that fails that way also leaves bash's
- * parser expecting more, with aliases off for the next line: a second,
- * harmless eval sets it right.
- * The alias carry stores the group as the alias its second line is; the
- * prompt between the lines prints nothing (__terret_i=0 selects the
- * empty element of __terret_x in PS1, once). Until the group is stored,
- * the alias is a harmless default, and a first line cut short (^C) leaves
- * the second running that. The eval carry runs the group in an eval; the
- * group empties __terret_t before the command can see it. */
-static const char request_head[] =
-  "__terret_l=L%2$s __terret_t=$'%3$s' __terret_v=;"
-  "if \\builtin eval \"\\\\builtin true||$__terret_t;__terret_v=%1$" G_GUINT64_FORMAT "\"&&"
-  "[[ $__terret_v == %1$" G_GUINT64_FORMAT " ]];then %4$s;"
-  "else __terret_s=$? __terret_t= __terret_l=%5$s;[[ $__terret_s == 2 ]]||__terret_f+=E;"
-  "\\builtin eval :;%6$sfi\n";
-#define ALIAS_DEFAULT " BASH_ALIASES[__terret_c]=__terret_l="
-static const char alias_then[] =
-  "__terret_a=%1$" G_GUINT64_FORMAT " BASH_ALIASES[__terret_c]=$__terret_t __terret_t= __terret_i=0 "
-  "__terret_l= __terret_q=";
-static const char alias_else[] = " __terret_i=0 __terret_q=1 __terret_k=%1$" G_GUINT64_FORMAT;
-static const char eval_then[] = "__terret_l=;\\builtin eval \"$__terret_t\"";
-static const char eval_else[] = "__terret_k=%1$" G_GUINT64_FORMAT ";";
+/* The alias carry's two lines: the group stored as the alias the
+ * second line is, in one assignment (a ^C lands before it or after it),
+ * and the alias. bash parses the whole group before it runs any of it:
+ * a syntax error fails it at once, with bash's own message and status 2,
+ * and a group left open (a quote, an `if` without `fi`) makes bash ask for
+ * more with PS2, which is a marker of its own (RS key C RS key): the
+ * session then takes the line back with ^C and sends the command in an
+ * eval, which says what is wrong. The prompt between the lines prints
+ * nothing (__terret_i=0 selects the empty element of __terret_x in PS1,
+ * once). */
+static const char alias_request[] =
+  "BASH_ALIASES[__terret_c]=$'%2$s' __terret_a=%1$" G_GUINT64_FORMAT " __terret_i=0\n__terret_c\n";
+
+/* The eval carry's line: the group in an eval. A syntax error fails the
+ * eval at once, with bash's message and status 2, before anything of the
+ * group runs; the harness did not run either, and the recovery that the
+ * stale marker brings carries the status. (A quote left open makes bash
+ * print its last prompt again, unexpanded: that stale marker too.) */
+static const char eval_request[] = "\\builtin eval $'%1$s'\n";
 
 /* For a channel whose terminal modes cannot be set from the host side
  * (a remote pty behind ssh): the same modes, from inside, after every
@@ -172,7 +169,7 @@ static const char eval_else[] = "__terret_k=%1$" G_GUINT64_FORMAT ";";
  * requests echo; `command -p`, so an empty PATH cannot stop it. */
 #define TTY_MODES "-echo -opost -icanon -ixon -ixoff -istrip -inlcr -igncr -icrnl min 1 time 0"
 static const char remote_modes[] =
-  "\\command -p stty " TTY_MODES " 2>/dev/null;PS1='\\036%1$s0:0:i::0;\\036%1$s'$'\\n'\n";
+  "\\command -p stty " TTY_MODES " 2>/dev/null;PS1='\\036%1$s0:0:i:;\\036%1$s'$'\\n'\n";
 
 /* Set up once per shell.
  *
@@ -184,12 +181,13 @@ static const char remote_modes[] =
  * requests. PS0 and PS2 empty, so nothing but the marker is printed
  * between exchanges.
  *
- * PS1 is `${__terret_z#\036}${__terret_x[__terret_i++]-${__terret_m@P}}`:
- * the marker (__terret_m, expanded as a prompt), unless the element of
- * __terret_x the counter names is set, which only element 0 is: a request
- * sets the counter to 0 for the prompt between its two lines to print
- * nothing. The first part expands to nothing; it puts an RS into the
- * literal form (promptvars off) for the reader to find.
+ * PS1 is `${__terret_z#\036}${__terret_x[__terret_i++]-MARKER}`: the
+ * marker, unless the element of __terret_x the counter names is set,
+ * which only element 0 is: a request sets the counter to 0 for the prompt
+ * between its two lines to print nothing. The first part expands to
+ * nothing; it puts an RS into the literal form (promptvars off) before
+ * anything else, for the reader to find. __terret_m is the marker alone,
+ * for a harness that must print it itself.
  *
  * __terret_N is the careful harness and __terret_T its checks alone, for
  * PROMPT_COMMAND's last word: a DEBUG trap found by the probe and set
@@ -226,7 +224,8 @@ static const char remote_modes[] =
   "[[ -z $__terret_d&&$- != *[xvmaH]*&&! -o emacs&&! -o vi&&! -o history&&" \
   ":$BASHOPTS: == *:promptvars:*&&:$BASHOPTS: == *:expand_aliases:*&&" \
   "-z ${PROMPT_COMMAND[*]-}${PS0-}${TMOUT-}${HISTFILE-}${PS1+${PS1@a}}&&" \
-  "${PS1-} == \"$__terret_ps1\"&&${BASH_ALIASES@a} == A&&${#BASH_ALIASES[@]} == 0 ]]||{ __terret_o=;" \
+  "${PS1-} == \"$__terret_ps1\"&&${PS2-} == \"$__terret_ps2\"&&${BASH_ALIASES@a} == A&&" \
+  "${#BASH_ALIASES[@]} == 0 ]]||{ __terret_o=;" \
   "[[ -o xtrace ]]&&{ \\builtin set +x;__terret_o+='\\builtin set -x;';__terret_f+=x;};" \
   "[[ -o verbose ]]&&{ \\builtin set +v;__terret_o+='\\builtin set -v;';__terret_f+=v;};" \
   "[[ -o allexport ]]&&{ \\builtin set +a;__terret_o+='\\builtin set -a;';__terret_f+=X;" \
@@ -238,7 +237,7 @@ static const char remote_modes[] =
   "[[ :$BASHOPTS: == *:promptvars:* ]]||{ \\builtin shopt -s promptvars;__terret_f+=p;};" \
   "for __terret_w in '{' '}' '[[' ']]' if then else elif fi '!';do " \
   "[[ -z ${BASH_ALIASES[$__terret_w]+a} ]]||{ \\builtin unalias \"$__terret_w\";__terret_f+=a;};done;" \
-  "[[ ${__terret_t@a}${__terret_a@a}${__terret_i@a}${__terret_k@a}${__terret_s@a} != *r* ]]||" \
+  "[[ ${__terret_a@a}${__terret_i@a}${__terret_k@a}${__terret_s@a} != *r* ]]||" \
   "__terret_f+=R;" \
   "if [[ ${BASH_ALIASES@a} != A||:$BASHOPTS: != *:expand_aliases:* ]];then __terret_f+=A;" \
   "else BASH_ALIASES[__terret_y]=:;\\builtin unalias __terret_y||__terret_f+=A;fi;" \
@@ -246,6 +245,8 @@ static const char remote_modes[] =
   "elif [[ ${PS1-} != \"$__terret_ps1\"||-n ${PS1+${PS1@a}} ]];then " \
   "[[ -z ${PS1+${PS1@a}} ]]||{ \\builtin unset -n PS1;\\builtin unset PS1;__terret_f+=q;};" \
   "PS1=$__terret_ps1;fi;" \
+  "[[ ${PS2-} == \"$__terret_ps2\" ]]||if [[ ${PS2+${PS2@a}} == *r* ]];then __terret_f+=A;" \
+  "else \\builtin unset -n PS2;\\builtin unset PS2;PS2=$__terret_ps2;fi;" \
   "[[ -z ${TMOUT-} ]]||if [[ ${TMOUT@a} == *r* ]];then __terret_f+=T;else " \
   "__terret_r+=\"TMOUT=${TMOUT@Q};\";\\builtin unset TMOUT;__terret_f+=t;fi;" \
   "[[ -z ${HISTFILE-}||${HISTFILE@a} == *r* ]]||{ __terret_r+=\"HISTFILE=${HISTFILE@Q};\";" \
@@ -268,14 +269,15 @@ static const char remote_modes[] =
 
 static const char handshake_script[] =
   "\\builtin set +m +H +o history;\\builtin history -c;\\builtin unset HISTFILE PROMPT_COMMAND;"
-  "[[ -n ${__terret_in-} ]]||\\exec {__terret_in}<&0;PS0= PS2=;"
-  "__terret_k=0 __terret_s=0 __terret_u= __terret_r= __terret_rf= __terret_d= __terret_f= __terret_z= __terret_l= __terret_q= __terret_pn=0 "
-  "__terret_i=2 __terret_a=0 __terret_t= __terret_v= __terret_b= __terret_e= __terret_g= __terret_xf= __terret_o= __terret_w= __terret_pa= "
+  "[[ -n ${__terret_in-} ]]||\\exec {__terret_in}<&0;PS0=;"
+  "__terret_k=0 __terret_s=0 __terret_u= __terret_r= __terret_rf= __terret_d= __terret_f= __terret_z= __terret_q= "
+  "__terret_i=2 __terret_a=0 __terret_b= __terret_e= __terret_g= __terret_xf= __terret_o= __terret_w= __terret_pa= "
   "__terret_pca= __terret_xa= __terret_xe= __terret_xs= __terret_xp=;__terret_x=('') __terret_pc=();"
   "((BASH_VERSINFO[0]*100+BASH_VERSINFO[1]>=501))&&__terret_pa=1;"
-  "__terret_m=$'\\\\036${__terret_K}${__terret_k}:${__terret_s}:$-:${__terret_f}${__terret_l}${__terret_d:+D}:$((++__terret_pn));"
-  "${PWD-}\\\\036${__terret_K}\\n';"
-  "__terret_ps1='${__terret_z#\\036}${__terret_x[__terret_i++]-${__terret_m@P}}';"
+  "__terret_m=$'\\\\036${__terret_K}" MARKER_FIELDS "\\\\036${__terret_K}\\n';"
+  "__terret_ps1=$'${__terret_z#\\\\036}${__terret_x[__terret_i++]-\\\\036${__terret_K}" MARKER_FIELDS
+  "\\\\036${__terret_K}\\n}';"
+  "__terret_ps2=$'\\\\036${__terret_K}C\\\\036${__terret_K}\\n';"
   "__terret_tail='{ \\__terret_T t;[[ $__terret_f != *P* ]]||"
   "\\builtin printf %s \"${__terret_m@P}\" >&$__terret_in;} >&- 2>&-';"
   "__terret_N(){ __terret_r= __terret_rf= __terret_f= __terret_d=;"
@@ -290,8 +292,8 @@ static const char handshake_script[] =
   "[[ -n ${PROMPT_COMMAND[*]-}||${PROMPT_COMMAND+${PROMPT_COMMAND@a}} == *r* ]]||"
   "\\builtin export PROMPT_COMMAND=\"$__terret_xp\";"
   "[[ ${ENV+${ENV@a}} == *r* ]]||\\builtin export ENV=\"\\$($__terret_xp)\";};"
-  "__terret_c(){ if [[ $__terret_l == L ]];then __terret_l=;elif [[ -n $__terret_q ]];then __terret_q=;"
-  "else __terret_k=$__terret_a __terret_f+=U;fi;};"
+  "__terret_c(){ __terret_q=$?;if [[ $__terret_i == 1 ]];then __terret_k=$__terret_a __terret_f+=U;"
+  "else __terret_i=0;fi;\\builtin return $__terret_q;};"
   "__terret_tty(){ \\command -p stty " TTY_MODES ";};"
   "__terret_fds(){ \\builtin unset -f exec;"
   "[[ -t 0 ]]||{ if [[ -t $__terret_in ]];then \\exec 0<&$__terret_in;elif [[ -t 2 ]];then \\exec 0<&2;"
@@ -406,7 +408,7 @@ _terret_protocol_handshake (const TerretProtocolKey *key)
   append (out, handshake_script);
   append (out, "__terret_K=");
   append (out, key->key);
-  append (out, ";PS1=$__terret_ps1\n");
+  append (out, ";PS2=$__terret_ps2 PS1=$__terret_ps1\n");
 
   return out;
 }
@@ -469,7 +471,7 @@ _terret_protocol_needs_care (const char *command)
   static const char * const words[] = {
     "set", "trap", "shopt", "source", "eval", "exec", "enable", "bind", "history",
     "readonly", "declare", "typeset", "local", "export", "unset",
-    "PROMPT_COMMAND", "PS0", "PS1", "PS4", "TMOUT", "HISTFILE", "BASH_XTRACEFD",
+    "PROMPT_COMMAND", "PS0", "PS1", "PS2", "PS4", "TMOUT", "HISTFILE", "BASH_XTRACEFD",
     "BASH_ALIASES", "ENV", "vi", "emacs", NULL
   };
 
@@ -600,8 +602,6 @@ _terret_protocol_request (const char  *command,
 {
   g_autofree char *restore = NULL;
   g_autofree char *step = NULL;
-  g_autofree char *then_branch = NULL;
-  g_autofree char *else_branch = NULL;
   g_autofree char *line = NULL;
   g_autoptr(GByteArray) group = g_byte_array_sized_new (strlen (command) + 512);
   g_autoptr(GByteArray) quoted = g_byte_array_sized_new (strlen (command) + 512);
@@ -619,7 +619,7 @@ _terret_protocol_request (const char  *command,
       step = g_strdup_printf (fast_step, exchange, unalias);
     }
 
-  append (group, carry == TERRET_CARRY_EVAL ? "{ __terret_t=;" : "{ ");
+  append (group, "{ ");
   append (group, restore);
   append (group, command);
   append (group, ends_in_continuation (command) ? "\n\n" : "\n");
@@ -630,21 +630,10 @@ _terret_protocol_request (const char  *command,
   g_byte_array_append (quoted, (const guint8 *)"", 1);
 
   if (carry == TERRET_CARRY_ALIAS)
-    {
-      then_branch = g_strdup_printf (alias_then, exchange);
-      else_branch = g_strdup_printf (alias_else, exchange);
-      line = g_strdup_printf (request_head, exchange, ALIAS_DEFAULT, (const char *)quoted->data,
-                              then_branch, else_branch, "");
-      append (out, line);
-      append (out, "__terret_c\n");
-    }
+    line = g_strdup_printf (alias_request, exchange, (const char *)quoted->data);
   else
-    {
-      else_branch = g_strdup_printf (eval_else, exchange);
-      line = g_strdup_printf (request_head, exchange, "", (const char *)quoted->data,
-                              eval_then, "", else_branch);
-      append (out, line);
-    }
+    line = g_strdup_printf (eval_request, (const char *)quoted->data);
+  append (out, line);
 
   return out;
 }
@@ -657,8 +646,9 @@ _terret_protocol_request (const char  *command,
  * line's: what its harness saved, if it ran (bash then printed a stale
  * prompt), else bash's `$?`, taken before anything of this line runs; it
  * keeps the command's `$_` the same way. It also checks that `builtin`
- * is still bash's own (flag `b`): a function of that name takes every
- * request line.
+ * is still bash's own and `eval` enabled (flag `b`): a function named
+ * `builtin`, or `enable -n`, takes every request line before its command
+ * runs.
  */
 GByteArray *
 _terret_protocol_recovery (guint64  exchange,
@@ -672,10 +662,10 @@ _terret_protocol_recovery (guint64  exchange,
   head = g_strdup_printf ("__terret_ps=$((__terret_k==%1$" G_GUINT64_FORMAT "?__terret_s:$?)) "
                           "__terret_pu=$_;[[ $__terret_k == %1$" G_GUINT64_FORMAT " ]]||"
                           "__terret_u=$__terret_pu;__terret_b=;"
-                          "\\builtin printf -v __terret_b x;", abandoned);
+                          "\\builtin printf -v __terret_b x;\\builtin eval __terret_b+=y;", abandoned);
   append (out, head);
   append (out, step);
-  append (out, ";[[ $__terret_b == x ]]||__terret_f+=b\n");
+  append (out, ";[[ $__terret_b == xy ]]||__terret_f+=b\n");
 
   return out;
 }
@@ -820,8 +810,8 @@ parse_end (const guint8 *data,
  *
  * @data begins where _terret_protocol_scan() found something. Parses a
  * marker: the lead, exchange digits, ':', status digits, ':', `$-`, ':',
- * flag letters, ':', the prompt's number, ';', the cwd, the lead again, a
- * newline; or the lead,
+ * flag letters, ';', the cwd, the lead again, a newline; or the lead, `C` (PS2: bash asks for more of a command), the
+ * lead and a newline; or the lead,
  * `R`, the lead and a newline a replacing shell prints; or PS1 as it
  * stands. Anything else is not a marker. A marker whose newline came as
  * CR-LF, or whose `$-` lacks the `i` every interactive shell has (capitals
@@ -837,7 +827,7 @@ _terret_protocol_parse_marker (const TerretProtocolKey *key,
   gsize i = TERRET_PROTOCOL_LEAD_LEN;
   gboolean incomplete = FALSE;
   gboolean mangled = FALSE;
-  guint64 exchange, status, prompt;
+  guint64 exchange, status;
   gsize options_start = 0, options_end = 0, flags_start, flags_end = 0, marker_end = 0;
   TerretMarkerParse parse;
   const guint8 *end;
@@ -852,8 +842,11 @@ _terret_protocol_parse_marker (const TerretProtocolKey *key,
 
   g_assert (len >= TERRET_PROTOCOL_LEAD_LEN);
 
-  if (i < len && data[i] == 'R')
+  if (i < len && (data[i] == 'R' || data[i] == 'C'))
     {
+      TerretMarkerKind kind = data[i] == 'R' ? TERRET_MARKER_KIND_REPLACED
+                                             : TERRET_MARKER_KIND_CONTINUATION;
+
       i++;
       if (len - i < TERRET_PROTOCOL_LEAD_LEN)
         return memcmp (data + i, key->lead, len - i) == 0 ? TERRET_MARKER_INCOMPLETE
@@ -863,7 +856,7 @@ _terret_protocol_parse_marker (const TerretProtocolKey *key,
       parse = parse_end (data, len, i + TERRET_PROTOCOL_LEAD_LEN, &marker_end, &mangled);
       if (parse != TERRET_MARKER_FOUND)
         return parse;
-      *marker = (TerretMarker) { .kind = TERRET_MARKER_KIND_REPLACED, .len = marker_end };
+      *marker = (TerretMarker) { .kind = kind, .len = marker_end };
       return TERRET_MARKER_FOUND;
     }
 
@@ -875,11 +868,9 @@ _terret_protocol_parse_marker (const TerretProtocolKey *key,
   options_start = i;
 
   if (!parse_letters (data, len, &i, ':', &options_end) ||
-      !parse_letters (data, len, &i, ':', &flags_end))
+      !parse_letters (data, len, &i, ';', &flags_end))
     return i == len ? TERRET_MARKER_INCOMPLETE : TERRET_MARKER_INVALID;
   flags_start = options_end + 1;
-  if (!parse_number (data, len, &i, EXCHANGE_MAX_DIGITS, ';', &prompt, &incomplete))
-    return incomplete ? TERRET_MARKER_INCOMPLETE : TERRET_MARKER_INVALID;
 
   end = memmem (data + i, len - i, key->lead, TERRET_PROTOCOL_LEAD_LEN);
   if (end == NULL)
@@ -893,7 +884,6 @@ _terret_protocol_parse_marker (const TerretProtocolKey *key,
 
   marker->kind = mangled ? TERRET_MARKER_KIND_MANGLED : TERRET_MARKER_KIND_NORMAL;
   marker->exchange = exchange;
-  marker->prompt = prompt;
   marker->status = (int)status;
   marker->options = g_strndup ((const char *)data + options_start, options_end - options_start);
   marker->flags = g_strndup ((const char *)data + flags_start, flags_end - flags_start);

@@ -274,6 +274,12 @@ run_complete_command (TerretShellRun *run)
       run_complete_replaced (run);
       return;
     }
+  /* The command was left open and taken back: nothing of it ran. */
+  if (run->left_open && !run->resent && run->status == -2 && !run->recovering)
+    {
+      run_resend (run, EXCHANGE_COMMAND);
+      return;
+    }
   /* A prompt of an earlier exchange: bash did not run the line's harness
    * (^C, an expansion error, a function named `builtin`), or printed its
    * prompt mangled or unexpanded. A recovery tells which, and carries the
@@ -303,16 +309,12 @@ run_complete_command (TerretShellRun *run)
       run_complete_broken (run, NULL);
       return;
     }
-  /* The request was taken before the command could start: its alias did
-   * not expand (aliases off: the command goes into an eval from now on),
-   * or its syntax check could not run (eval disabled: the careful harness
-   * of a recovery enables it again). */
+  /* The request's alias did not expand (aliases are off): the command did
+   * not run, and goes into an eval from now on. */
   if (!run->recovering && strpbrk (run->marker.flags, TERRET_FLAG_NOT_RUN) != NULL)
     {
-      gboolean unexpanded = strchr (run->marker.flags, 'U') != NULL;
-
       _terret_shell_state_take_marker (run->host.state, &run->marker, run->careful);
-      if (run_resend (run, unexpanded ? EXCHANGE_COMMAND : EXCHANGE_RECOVERY))
+      if (run_resend (run, EXCHANGE_COMMAND))
         return;
       run->command_capture = _terret_shell_run_new_capture (run);
       run_complete_broken (run, NULL);

@@ -86,18 +86,19 @@ _terret_shell_run_feed (TerretShellRun *run,
           return FALSE;
 
         case TERRET_MARKER_FOUND:
-          if (marker.flags != NULL &&
-              (strchr (marker.flags, 'L') != NULL ||
-               marker.prompt == run->host.state->last_prompt))
+          if (marker.kind == TERRET_MARKER_KIND_CONTINUATION)
             {
-              /* A prompt bash printed in the middle of a request's first
-               * line, or printed again without expanding it (both when a
-               * syntax check meets an open quote): not an end. */
+              /* bash asks for more of a command left open: it is taken
+               * back with ^C (the prompt that follows ends the exchange)
+               * and sent again in an eval, which says what is wrong. */
               g_byte_array_remove_range (run->hold, 0, marker.len);
+              if (run->kind == EXCHANGE_COMMAND && !run->left_open)
+                {
+                  run->left_open = TRUE;
+                  _terret_shell_run_send_interrupt_now (run);
+                }
               break;
             }
-          if (marker.flags != NULL)
-            run->host.state->last_prompt = marker.prompt;
           if (marker.kind == TERRET_MARKER_KIND_NORMAL && marker.exchange > run->expected)
             {
               /* A number from the future is nobody's marker. */

@@ -65,9 +65,11 @@ struct _TerretShellRun
   guint recovering : 1;         /* the command's outcome comes from a recovery */
   guint careful : 1;            /* the exchange took the careful path */
   guint resent : 1;             /* the command was sent again once, not having run */
+  guint left_open : 1;          /* bash asked for more of the command: it goes into an eval */
 };
 
 /* terret-shell-run.c */
+void                 _terret_shell_run_send_interrupt_now (TerretShellRun *run);
 void                 _terret_shell_run_start         (TerretShellRun *run,
                                                       ExchangeKind    kind);
 void                 _terret_shell_run_return        (TerretShellRun *run,

@@ -359,10 +359,11 @@ _terret_shell_run_queue_input (TerretShellRun *run,
   run_flush (run);
 }
 
-/* The gentler half of ending a run; the kill that follows guarantees the
- * rest. A failure means the terminal is already gone. */
-static void
-run_send_interrupt_now (TerretShellRun *run)
+/* ^C, now: the gentler half of ending a run, where the kill that follows
+ * guarantees the rest, or what takes back a command bash asks the rest
+ * of. A failure means the terminal is already gone. */
+void
+_terret_shell_run_send_interrupt_now (TerretShellRun *run)
 {
   static const guint8 interrupt = INTERRUPT_BYTE;
 
@@ -435,7 +436,7 @@ run_on_deadline (TerretShellRun *run)
    * shell's input and the output still in flight are in a state nothing
    * can account for. The next run gets a shell that is known, and the
    * caller is told so rather than left to discover a lost `cd`. */
-  run_send_interrupt_now (run);
+  _terret_shell_run_send_interrupt_now (run);
   _terret_shell_run_kill_shell (run);
 
   result = _terret_shell_run_partial_result (run);
@@ -482,7 +483,7 @@ run_on_cancelled (GCancellable *cancellable,
   GError *error = NULL;
 
   if (run->kind == EXCHANGE_COMMAND)
-    run_send_interrupt_now (run);
+    _terret_shell_run_send_interrupt_now (run);
   _terret_shell_run_kill_shell (run);
   run->host.funcs->owe_notice (run->host.session,
                                "The previous command was cancelled and its shell session killed; "
@@ -581,7 +582,7 @@ _terret_shell_run_start (TerretShellRun *run,
       gboolean careful;
 
       line = _terret_shell_state_request (run->host.state, terret_request_get_command (run->request),
-                                          remote, &careful, &run->expected);
+                                          remote, run->left_open, &careful, &run->expected);
       run->careful = careful;
       timeout = run->timeout;
       run->capture = _terret_shell_run_new_capture (run);

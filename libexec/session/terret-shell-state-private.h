@@ -17,7 +17,6 @@ typedef struct
 {
   TerretProtocolKey key;
   guint64 exchange;             /* the last exchange sent */
-  guint64 last_prompt;          /* the number of the last marker read */
   guint careful : 1;            /* state is set aside: the next request puts it back */
   guint always_careful : 1;     /* functions, aliases or sourced code may change state */
   guint needs_recovery : 1;     /* the shell must meet the careful harness first */
@@ -34,6 +33,7 @@ GByteArray *_terret_shell_state_recovery    (TerretShellState   *state,
 GByteArray *_terret_shell_state_request     (TerretShellState   *state,
                                              const char         *command,
                                              gboolean            remote,
+                                             gboolean            in_eval,
                                              gboolean           *careful,
                                              guint64            *expected);
 void        _terret_shell_state_take_marker (TerretShellState   *state,

@@ -29,7 +29,7 @@ GByteArray *
 _terret_shell_state_new_shell (TerretShellState *state,
                                gboolean          remote)
 {
-  *state = (TerretShellState) { .last_prompt = G_MAXUINT64 };
+  *state = (TerretShellState) { 0 };
   _terret_protocol_key_init (&state->key);
   return remote ? _terret_protocol_modes (&state->key) : _terret_protocol_handshake (&state->key);
 }
@@ -64,27 +64,35 @@ _terret_shell_state_recovery (TerretShellState *state,
  * The request of @command. The fast path is for a shell known clean
  * running a command whose text cannot make it otherwise; a remote shell
  * also needs its terminal's modes put back, which only the careful
- * harness does. A command runs at the top level through an alias unless
- * the shell cannot have it (see _terret_protocol_choose_carry()): a
- * PROMPT_COMMAND or PS0 would run for both of the alias's lines, and a
- * shell whose aliases do not expand would not run it. *@careful says
- * which path the request takes.
+ * harness does. *@careful says which path the request takes.
+ *
+ * A careful request runs the command at the top level, through an alias
+ * (see _terret_protocol_choose_carry()), unless the shell cannot have it:
+ * a PROMPT_COMMAND or PS0 would run for both of the alias's lines, and a
+ * shell whose aliases do not expand would not run it; @in_eval asks for
+ * an eval too (a command left open, to learn what is wrong with it). A
+ * fast one runs in an eval, which costs a prompt less: in a shell known
+ * clean nothing can tell the eval is there (no xtrace, no trap reads
+ * `caller`), short of the command turning xtrace on where no word shows
+ * it.
  */
 GByteArray *
 _terret_shell_state_request (TerretShellState *state,
                              const char       *command,
                              gboolean          remote,
+                             gboolean          in_eval,
                              gboolean         *careful,
                              guint64          *expected)
 {
-  TerretCarry carry = _terret_protocol_choose_carry (command);
+  TerretCarry carry;
 
-  if (state->hooks || state->no_alias)
-    carry = TERRET_CARRY_EVAL;
   if (_terret_protocol_may_persist (command))
     state->always_careful = TRUE;
   *careful = state->careful || state->always_careful || remote ||
              _terret_protocol_needs_care (command);
+  carry = _terret_protocol_choose_carry (command);
+  if (!*careful || state->hooks || state->no_alias || in_eval)
+    carry = TERRET_CARRY_EVAL;
   *expected = ++state->exchange;
   return _terret_protocol_request (command, *expected, carry, *careful,
                                    *careful && _terret_protocol_may_exec (command), remote);
