@@ -67,8 +67,7 @@ ShellRun *
 _terret_shell_run_new (TerretShellSession *session,
                        GTask              *task,
                        TerretRequest      *request,
-                       TerretSettings     *settings,
-                       double              timeout,
+                       TerretRunPlan      *plan,
                        GCancellable       *cancellable,
                        TerretSpool        *spool)
 {
@@ -78,11 +77,9 @@ _terret_shell_run_new (TerretShellSession *session,
   run->session = g_object_ref (session);
   run->task = task;
   run->request = g_object_ref (request);
-  run->settings = _terret_settings_ref (settings);
+  run->plan = plan;
   run->cancellable = cancellable != NULL ? g_object_ref (cancellable) : NULL;
-  run->timeout = timeout;
-  run->handshake_timeout = settings->handshake_timeout;
-  run->timeout_action = terret_request_get_timeout_action (request);
+  run->handshake_timeout = plan->settings->handshake_timeout;
   run->notices = g_string_new (NULL);
   run->out = g_byte_array_new ();
   run->hold = g_byte_array_new ();
@@ -100,7 +97,7 @@ _terret_shell_run_free (ShellRun *run)
   _terret_detach_clear (&run->detach);
   g_clear_object (&run->task);
   g_clear_object (&run->request);
-  g_clear_pointer (&run->settings, _terret_settings_unref);
+  g_clear_pointer (&run->plan, _terret_run_plan_free);
   g_clear_object (&run->cancellable);
   g_string_free (run->notices, TRUE);
   g_clear_pointer (&run->out, g_byte_array_unref);
@@ -252,7 +249,7 @@ run_feed (ShellRun     *run,
            * them: the start of one still arriving waits here for its end.
            * Bytes never completed are released at the marker, or when the
            * run ends, as they were written. */
-          if (keep == 0 && run->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
+          if (keep == 0 && run->plan->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
             n = terret_utf8_whole_prefix (run->hold->data, n);
           run_confirm (run, n);
           return FALSE;
@@ -297,15 +294,6 @@ run_take_partial (ShellRun *run,
   return terret_stream_capture_finish (run->capture, TRUE, dropped, cut);
 }
 
-/* A new capture for the command's output, or its next stretch, under the
- * run's capture mode. */
-static TerretStreamCapture *
-run_new_command_capture (ShellRun *run)
-{
-  return terret_stream_capture_new (_terret_settings_capture_mode (run->settings, run->request),
-                                    _terret_settings_capture_limit (run->settings));
-}
-
 static void
 run_add_capture_notice (ShellRun *run,
                         gsize     kept,
@@ -313,25 +301,9 @@ run_add_capture_notice (ShellRun *run,
                         guint64   dropped,
                         guint64   seen)
 {
-  g_autofree char *notice = NULL;
+  g_autofree char *notice = _terret_run_plan_describe_dropped (run->plan, NULL, kept, cut, dropped,
+                                                               seen);
 
-  if (dropped == 0)
-    return;
-
-  if (seen <= run->settings->max_output)
-    notice = g_strdup_printf ("the output was cut off inside a UTF-8 character; its first "
-                              "%" G_GUINT64_FORMAT " bytes were dropped.", dropped);
-  else if (cut == kept)
-    notice = g_strdup_printf ("output truncated at max-output: kept the first %" G_GSIZE_FORMAT
-                              " bytes and dropped %" G_GUINT64_FORMAT " more.", kept, dropped);
-  else if (cut == 0)
-    notice = g_strdup_printf ("output truncated at max-output: kept the last %" G_GSIZE_FORMAT
-                              " bytes and dropped %" G_GUINT64_FORMAT " earlier ones.",
-                              kept, dropped);
-  else
-    notice = g_strdup_printf ("output truncated at max-output: kept the first %" G_GSIZE_FORMAT
-                              " and the last %" G_GSIZE_FORMAT " bytes and dropped the %"
-                              G_GUINT64_FORMAT " between them.", cut, kept - cut, dropped);
   _terret_shell_run_add_notice (run, notice);
 }
 
@@ -409,7 +381,7 @@ run_take_stretch (gpointer data)
 
   g_string_truncate (run->notices, 0);
   terret_stream_capture_free (run->capture);
-  run->capture = run_new_command_capture (run);
+  run->capture = _terret_run_plan_new_capture (run->plan);
   run->stretch_start += seen;
 
   return result;
@@ -523,7 +495,7 @@ run_limits_hit (ShellRun *run)
 {
   TerretProcess *process = terret_shell_channel_get_process (run->session->channel);
 
-  if (run->settings->limits[0] == 0 && run->settings->limits[1] == 0)
+  if (run->plan->settings->limit_memory == 0 && run->plan->settings->limit_processes == 0)
     return TERRET_LIMIT_NONE;
 
   return process != NULL ? _terret_process_get_limits_hit (process) : TERRET_LIMIT_NONE;
@@ -537,16 +509,10 @@ run_note_limits (ShellRun     *run,
                  TerretResult *result,
                  int           wait_status)
 {
-  TerretLimits hit = run_limits_hit (run) & ~run->limits_before;
-  g_autofree char *notice = NULL;
+  TerretLimits hit = _terret_run_plan_note_limits (run->plan, result,
+                                                   run_limits_hit (run) & ~run->limits_before,
+                                                   wait_status);
 
-  if (wait_status >= 0)
-    hit |= _terret_settings_limits_from_status (run->settings, wait_status);
-  if (hit == TERRET_LIMIT_NONE)
-    return TRUE;
-  notice = _terret_settings_describe_limits_hit (run->settings, hit);
-  terret_result_set_limits_hit (result, hit);
-  terret_result_add_notice (result, notice);
   if ((hit & TERRET_LIMIT_PROCESSES) == 0)
     return TRUE;
   terret_result_add_notice (result, "What it started was ended with its session, so that "
@@ -640,7 +606,7 @@ _terret_shell_run_ended (ShellRun *run)
                                       "from earlier runs are gone.");
   else if (run->escalated)
     {
-      g_autofree char *seconds = _terret_format_seconds (run->settings->interrupt_grace);
+      g_autofree char *seconds = _terret_format_seconds (run->plan->settings->interrupt_grace);
       g_autofree char *notice = NULL;
 
       notice = g_strdup_printf ("The command was still running %ss after it was interrupted, so "
@@ -995,7 +961,8 @@ _terret_shell_run_interrupt (ShellRun *run)
   run->interrupt_written = FALSE;
 
   if (!_terret_timers_is_armed (&run->session->timers, TIMER_ESCALATE))
-    _terret_timers_arm_in (&run->session->timers, TIMER_ESCALATE, run->settings->interrupt_grace);
+    _terret_timers_arm_in (&run->session->timers, TIMER_ESCALATE,
+                           run->plan->settings->interrupt_grace);
   run_flush (run);
 }
 
@@ -1027,12 +994,12 @@ run_on_deadline (ShellRun *run)
       return;
     }
 
-  if (run->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
+  if (run->plan->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
     {
       g_autoptr(GTask) task = g_steal_pointer (&run->task);
 
       _terret_clear_source (&run->cancel_source);
-      result = _terret_detach_begin (&run->detach, run->timeout,
+      result = _terret_detach_begin (&run->detach, run->plan->timeout,
                                      _terret_shell_session_get_key (run->session), TRUE);
       g_task_return_pointer (task, result, g_object_unref);
       return;
@@ -1046,7 +1013,7 @@ run_on_deadline (ShellRun *run)
   run_kill_shell (run);
 
   result = run_partial_result (run);
-  seconds = _terret_format_seconds (run->timeout);
+  seconds = _terret_format_seconds (run->plan->timeout);
   notice = g_strdup_printf ("Timed out after %ss; the command was interrupted and the shell "
                             "session killed, so the next run starts a fresh session.", seconds);
   terret_result_add_notice (result, notice);
@@ -1120,9 +1087,9 @@ run_start_shell (ShellRun *run)
   g_autoptr(GError) error = NULL;
   const char *argv[G_N_ELEMENTS (shell_flags) + 1];
 
-  launcher = session->start (session, run->settings, &run->handshake_timeout, session->start_data,
-                             &error);
-  argv[0] = run->settings->shell;
+  launcher = session->start (session, run->plan->settings, &run->handshake_timeout,
+                             session->start_data, &error);
+  argv[0] = run->plan->settings->shell;
   for (guint i = 0; shell_flags[i] != NULL; i++)
     argv[i + 1] = shell_flags[i];
   argv[G_N_ELEMENTS (argv) - 1] = NULL;
@@ -1214,8 +1181,8 @@ _terret_shell_run_start (ShellRun     *run,
         carry = TERRET_CARRY_EVAL_APART;
       run->expected = ++session->exchange;
       line = _terret_protocol_request (command, run->expected, carry, run->careful, remote);
-      timeout = run->timeout;
-      run->capture = run_new_command_capture (run);
+      timeout = run->plan->timeout;
+      run->capture = _terret_run_plan_new_capture (run->plan);
     }
 
   _terret_shell_session_adopt (session, context);
