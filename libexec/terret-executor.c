@@ -9,7 +9,7 @@
 
 #include "terret-error.h"
 #include "terret-executor.h"
-#include "terret-registry-private.h"
+#include "terret-backend-info-private.h"
 
 /**
  * TerretExecutor:
@@ -53,7 +53,7 @@ terret_executor_get_name (TerretExecutor *self)
 {
   g_return_val_if_fail (TERRET_IS_EXECUTOR (self), NULL);
 
-  return _terret_registry_backend_name (self);
+  return _terret_backend_info_name_of (G_OBJECT_TYPE (self));
 }
 
 /**
@@ -132,7 +132,7 @@ terret_executor_run_async (TerretExecutor      *self,
       g_task_report_new_error (self, callback, user_data, terret_executor_run_async,
                                TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_NOT_SUPPORTED,
                                "the %s backend does not take %s; use its settings instead",
-                               _terret_registry_backend_name (self), refused);
+                               terret_executor_get_name (self), refused);
       return;
     }
 
@@ -348,7 +348,7 @@ check_supported (TerretExecutor      *self,
     return TRUE;
 
   g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_NOT_SUPPORTED,
-               "the %s backend cannot %s", _terret_registry_backend_name (self), what);
+               "the %s backend cannot %s", terret_executor_get_name (self), what);
   return FALSE;
 }
 
@@ -490,7 +490,8 @@ terret_executor_poll_async (TerretExecutor      *self,
     {
       if (error == NULL)
         g_set_error (&error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_NOT_SUPPORTED,
-                     "the %s backend cannot poll a running command", _terret_registry_backend_name (self));
+                     "the %s backend cannot poll a running command",
+                     terret_executor_get_name (self));
       g_task_report_error (self, callback, user_data, terret_executor_poll_async, error);
       return;
     }

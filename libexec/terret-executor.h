@@ -204,4 +204,7 @@ gboolean            terret_executor_apply_key_file   (TerretExecutor       *self
                                                       const char           *origin,
                                                       GError              **error);
 
+TERRET_AVAILABLE_IN_0_2
+char               *terret_setting_value_to_string   (const GValue         *value);
+
 G_END_DECLS

@@ -76,11 +76,13 @@ static gboolean
 has_setting (TerretExecutor *executor,
              const char     *name)
 {
-  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (executor), name);
+  g_autofree GParamSpec **settings = terret_executor_list_settings (executor, NULL);
 
-  return pspec != NULL &&
-         (pspec->flags & G_PARAM_WRITABLE) != 0 &&
-         (pspec->flags & G_PARAM_CONSTRUCT_ONLY) == 0;
+  for (guint i = 0; settings[i] != NULL; i++)
+    if (g_str_equal (g_param_spec_get_name (settings[i]), name))
+      return TRUE;
+
+  return FALSE;
 }
 
 static void
