@@ -26,6 +26,7 @@
 #include "terret-launcher-private.h"
 #include "terret-process-private.h"
 #include "terret-result-private.h"
+#include "terret-utf8-private.h"
 #include "terret-util-private.h"
 
 /* Bytes taken from a pipe per dispatch. One read per dispatch, not a read
@@ -99,7 +100,7 @@ stream_frame (RunStream    *rs,
     {
       /* Backs off at most three bytes, the start of an incomplete
        * character, which then leads the next piece. */
-      gsize cut = terret_utf8_whole_prefix (rs->line->data, LINE_LIMIT);
+      gsize cut = _terret_utf8_whole_prefix (rs->line->data, LINE_LIMIT);
 
       terret_request_report_progress (request, rs->stream, rs->line->data, cut);
       g_byte_array_remove_range (rs->line, 0, cut);
@@ -111,7 +112,7 @@ stream_take (RunStream    *rs,
              const guint8 *data,
              gsize         len)
 {
-  terret_stream_capture_append (rs->capture, data, len);
+  _terret_stream_capture_append (rs->capture, data, len);
   if (rs->spool != NULL)
     _terret_spool_write (rs->spool, data, len);
 
@@ -278,7 +279,7 @@ _terret_command_run_free (CommandRun *run)
       _terret_clear_source (&rs->source);
       if (rs->fd >= 0)
         g_close (rs->fd, NULL);
-      g_clear_pointer (&rs->capture, terret_stream_capture_free);
+      g_clear_pointer (&rs->capture, _terret_stream_capture_free);
       g_clear_pointer (&rs->spool, _terret_spool_unref);
       if (rs->line != NULL)
         g_byte_array_unref (rs->line);
@@ -444,18 +445,18 @@ run_take_stretch_final (CommandRun *run,
       g_autoptr(GBytes) bytes = NULL;
       g_autoptr(GBytes) kept = NULL;
       guint64 dropped = 0;
-      guint64 seen = terret_stream_capture_get_seen (rs->capture);
+      guint64 seen = _terret_stream_capture_get_seen (rs->capture);
       gsize len = 0;
       gsize cut = 0;
       const guint8 *data;
       gsize whole;
 
-      bytes = terret_stream_capture_finish (rs->capture, FALSE, &dropped, &cut);
-      g_clear_pointer (&rs->capture, terret_stream_capture_free);
+      bytes = _terret_stream_capture_finish (rs->capture, FALSE, &dropped, &cut);
+      g_clear_pointer (&rs->capture, _terret_stream_capture_free);
       data = g_bytes_get_data (bytes, &len);
       /* The kept bytes end where the stretch does, unless a head dropped
        * its end (a head already ends on a whole character). */
-      whole = final || (dropped > 0 && cut == len) ? len : terret_utf8_whole_prefix (data, len);
+      whole = final || (dropped > 0 && cut == len) ? len : _terret_utf8_whole_prefix (data, len);
       kept = whole == len ? g_bytes_ref (bytes) : g_bytes_new_from_bytes (bytes, 0, whole);
 
       if (rs->stream == TERRET_STREAM_STDOUT)
@@ -495,7 +496,7 @@ run_take_stretch_final (CommandRun *run,
           rs->capture = _terret_run_plan_new_capture (run->plan);
           rs->carry = len - whole;
           rs->offset += seen - rs->carry;
-          terret_stream_capture_append (rs->capture, data + whole, rs->carry);
+          _terret_stream_capture_append (rs->capture, data + whole, rs->carry);
         }
     }
 
@@ -638,8 +639,8 @@ run_on_timer (gpointer owner,
                * polls carry the rest. */
               if (rs->line->len > 0)
                 terret_request_report_progress (run->request, rs->stream, rs->line->data,
-                                                terret_utf8_whole_prefix (rs->line->data,
-                                                                          rs->line->len));
+                                                _terret_utf8_whole_prefix (rs->line->data,
+                                                                           rs->line->len));
               g_clear_pointer (&rs->line, g_byte_array_unref);
             }
           /* Last: the run's callback may free the run. */
@@ -705,7 +706,7 @@ run_has_news (gpointer data)
   CommandRun *run = data;
 
   for (guint i = 0; i < G_N_ELEMENTS (run->streams); i++)
-    if (terret_stream_capture_get_seen (run->streams[i].capture) > run->streams[i].carry)
+    if (_terret_stream_capture_get_seen (run->streams[i].capture) > run->streams[i].carry)
       return TRUE;
 
   return run->notices->len > 0;

@@ -55,7 +55,7 @@ _terret_run_plan_free (TerretRunPlan *plan)
 TerretStreamCapture *
 _terret_run_plan_new_capture (const TerretRunPlan *plan)
 {
-  return terret_stream_capture_new (plan->capture, plan->capture_limit);
+  return _terret_stream_capture_new (plan->capture, plan->capture_limit);
 }
 
 /*

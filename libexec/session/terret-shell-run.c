@@ -23,6 +23,7 @@
 #include "terret-process-private.h"
 #include "terret-result-private.h"
 #include "terret-shell-run-private.h"
+#include "terret-utf8-private.h"
 #include "terret-util-private.h"
 
 /* What one read takes from the terminal. */
@@ -103,8 +104,8 @@ _terret_shell_run_free (ShellRun *run)
   g_clear_pointer (&run->out, g_byte_array_unref);
   g_clear_pointer (&run->early_input, g_byte_array_unref);
   g_clear_pointer (&run->hold, g_byte_array_unref);
-  g_clear_pointer (&run->capture, terret_stream_capture_free);
-  g_clear_pointer (&run->command_capture, terret_stream_capture_free);
+  g_clear_pointer (&run->capture, _terret_stream_capture_free);
+  g_clear_pointer (&run->command_capture, _terret_stream_capture_free);
   g_clear_pointer (&run->spool, _terret_spool_unref);
   _terret_marker_clear (&run->marker);
   g_clear_object (&run->session);
@@ -199,7 +200,7 @@ run_confirm (ShellRun *run,
   if (n == 0)
     return;
 
-  terret_stream_capture_append (run->capture, run->hold->data, n);
+  _terret_stream_capture_append (run->capture, run->hold->data, n);
   if (run->kind == EXCHANGE_COMMAND && run->spool != NULL)
     _terret_spool_write (run->spool, run->hold->data, n);
   /* Once detached, the run's caller has its result and nobody asked to
@@ -250,7 +251,7 @@ run_feed (ShellRun     *run,
            * Bytes never completed are released at the marker, or when the
            * run ends, as they were written. */
           if (keep == 0 && run->plan->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
-            n = terret_utf8_whole_prefix (run->hold->data, n);
+            n = _terret_utf8_whole_prefix (run->hold->data, n);
           run_confirm (run, n);
           return FALSE;
         }
@@ -291,7 +292,7 @@ run_take_partial (ShellRun *run,
                   gsize    *cut)
 {
   run_confirm (run, run->hold->len);
-  return terret_stream_capture_finish (run->capture, TRUE, dropped, cut);
+  return _terret_stream_capture_finish (run->capture, TRUE, dropped, cut);
 }
 
 static void
@@ -350,7 +351,7 @@ static TerretResult *
 run_partial_result (ShellRun *run)
 {
   g_autoptr(GBytes) output = NULL;
-  guint64 seen = terret_stream_capture_get_seen (run->capture) + run->hold->len;
+  guint64 seen = _terret_stream_capture_get_seen (run->capture) + run->hold->len;
   guint64 dropped = 0;
   gsize cut = 0;
 
@@ -367,20 +368,20 @@ run_take_stretch (gpointer data)
   ShellRun *run = data;
   g_autoptr(GBytes) output = NULL;
   TerretResult *result;
-  guint64 seen = terret_stream_capture_get_seen (run->capture);
+  guint64 seen = _terret_stream_capture_get_seen (run->capture);
   guint64 dropped = 0;
   gsize cut = 0;
 
   /* Every byte in the capture is whole characters (see run_feed), so the
    * stretch ends where the output does. Each stretch is captured under
    * the run's mode on its own, up to max-output. */
-  output = terret_stream_capture_finish (run->capture, FALSE, &dropped, &cut);
+  output = _terret_stream_capture_finish (run->capture, FALSE, &dropped, &cut);
   run_add_capture_notice (run, g_bytes_get_size (output), cut, dropped, seen);
   result = run_build_result (run, output, dropped, cut, FALSE);
   terret_result_set_running (result, TRUE);
 
   g_string_truncate (run->notices, 0);
-  terret_stream_capture_free (run->capture);
+  _terret_stream_capture_free (run->capture);
   run->capture = _terret_run_plan_new_capture (run->plan);
   run->stretch_start += seen;
 
@@ -392,7 +393,7 @@ run_has_news (gpointer data)
 {
   ShellRun *run = data;
 
-  return terret_stream_capture_get_seen (run->capture) > 0 || run->notices->len > 0;
+  return _terret_stream_capture_get_seen (run->capture) > 0 || run->notices->len > 0;
 }
 
 static gboolean run_read_once (ShellRun *run,
@@ -677,17 +678,17 @@ run_complete_command (ShellRun *run)
     }
   if (run->command_capture != NULL)
     {
-      terret_stream_capture_free (run->capture);
+      _terret_stream_capture_free (run->capture);
       run->capture = g_steal_pointer (&run->command_capture);
     }
-  seen = terret_stream_capture_get_seen (run->capture);
+  seen = _terret_stream_capture_get_seen (run->capture);
 
   flags_notice = _terret_protocol_describe_flags (run->marker.flags);
   _terret_shell_run_add_notice (run, flags_notice);
 
   /* Nothing of the marker ever entered the capture, so the output ends at
    * everything it has seen. */
-  output = terret_stream_capture_finish (run->capture, FALSE, &dropped, &cut);
+  output = _terret_stream_capture_finish (run->capture, FALSE, &dropped, &cut);
   run_add_capture_notice (run, g_bytes_get_size (output), cut, dropped, seen);
 
   usable = run_take_state (run);
@@ -720,10 +721,10 @@ run_complete_broken (ShellRun *run)
   guint64 seen, dropped = 0;
   gsize cut = 0;
 
-  terret_stream_capture_free (run->capture);
+  _terret_stream_capture_free (run->capture);
   run->capture = g_steal_pointer (&run->command_capture);
-  seen = terret_stream_capture_get_seen (run->capture);
-  output = terret_stream_capture_finish (run->capture, FALSE, &dropped, &cut);
+  seen = _terret_stream_capture_get_seen (run->capture);
+  output = _terret_stream_capture_finish (run->capture, FALSE, &dropped, &cut);
   run_add_capture_notice (run, g_bytes_get_size (output), cut, dropped, seen);
   result = run_build_result (run, output, dropped, cut, TRUE);
   run_note_limits (run, result, -1);
@@ -769,7 +770,7 @@ run_on_marker (ShellRun *run)
           run_kill_shell (run);
           /* Before the command, or a line a function named `builtin`
            * took whole: the command did not run. A fresh shell runs it. */
-          g_clear_pointer (&run->command_capture, terret_stream_capture_free);
+          g_clear_pointer (&run->command_capture, _terret_stream_capture_free);
           if (run->spool != NULL)
             _terret_spool_truncate (run->spool, 0);
           run->recovering = FALSE;
@@ -1134,7 +1135,7 @@ _terret_shell_run_start (ShellRun     *run,
   run->kind = kind;
   run->status = -1;
   g_byte_array_set_size (run->hold, 0);
-  g_clear_pointer (&run->capture, terret_stream_capture_free);
+  g_clear_pointer (&run->capture, _terret_stream_capture_free);
   _terret_marker_clear (&run->marker);
 
   if (kind == EXCHANGE_COMMAND)
@@ -1148,7 +1149,7 @@ _terret_shell_run_start (ShellRun     *run,
       line = _terret_protocol_handshake (&session->protocol, remote);
       run->expected = 0;
       timeout = run->handshake_timeout;
-      run->capture = terret_stream_capture_new (TERRET_CAPTURE_MODE_HEAD, HANDSHAKE_OUTPUT_LIMIT);
+      run->capture = _terret_stream_capture_new (TERRET_CAPTURE_MODE_HEAD, HANDSHAKE_OUTPUT_LIMIT);
     }
   else if (kind == EXCHANGE_RECOVERY)
     {
@@ -1160,7 +1161,7 @@ _terret_shell_run_start (ShellRun     *run,
       run->expected = ++session->exchange;
       line = _terret_protocol_recovery (run->expected, abandoned, remote);
       timeout = run->handshake_timeout;
-      run->capture = terret_stream_capture_new (TERRET_CAPTURE_MODE_HEAD, HANDSHAKE_OUTPUT_LIMIT);
+      run->capture = _terret_stream_capture_new (TERRET_CAPTURE_MODE_HEAD, HANDSHAKE_OUTPUT_LIMIT);
     }
   else
     {

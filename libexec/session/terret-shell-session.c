@@ -360,8 +360,9 @@ _terret_shell_session_run_async (TerretShellSession  *self,
   if (self->read_buffer == NULL)
     self->read_buffer = g_malloc (READ_CHUNK);
 
-  run = _terret_shell_run_new (self, g_steal_pointer (&task), request, g_steal_pointer (&owned_plan),
-                               cancellable, g_steal_pointer (&spool));
+  run = _terret_shell_run_new (self, g_steal_pointer (&task), request,
+                               g_steal_pointer (&owned_plan), cancellable,
+                               g_steal_pointer (&spool));
   g_mutex_lock (&self->mutex);
   self->run = run;
   g_mutex_unlock (&self->mutex);
