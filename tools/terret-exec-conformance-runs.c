@@ -9,7 +9,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "terret-exec-conformance.h"
+#include "terret-exec-conformance-util.h"
 
 static void
 test_capabilities (void)

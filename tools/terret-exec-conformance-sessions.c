@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "terret-exec-conformance.h"
+#include "terret-exec-conformance-util.h"
 
 static void
 test_close_session_pid (void)

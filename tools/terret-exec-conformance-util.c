@@ -10,7 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "terret-exec-conformance.h"
+#include "terret-exec-conformance-util.h"
+
+/* Filled in by main() before any check runs. */
+ConformanceKit kit;
 
 TerretExecutor *
 kit_new_executor (void)

@@ -26,9 +26,7 @@
 
 #include <glib/gstdio.h>
 
-#include "terret-exec-conformance.h"
-
-ConformanceKit kit;
+#include "terret-exec-conformance-util.h"
 
 static void
 remove_config_dir (void)

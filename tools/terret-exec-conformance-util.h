@@ -1,4 +1,4 @@
-/* terret-exec-conformance.h: what the conformance kit's checks share
+/* terret-exec-conformance-util.h: what the conformance kit's checks share
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -19,7 +19,7 @@ G_BEGIN_DECLS
 
 #define OTHER_SESSION "conformance-other"
 
-/* The backend under test, and what it declares (terret-exec-conformance.c). */
+/* The backend under test, and what it declares. */
 typedef struct
 {
   char *backend;
@@ -46,7 +46,6 @@ typedef struct
   GAsyncResult *result;         /* (owned) (nullable) */
 } AsyncWait;
 
-/* terret-exec-conformance-util.c */
 TerretExecutor *kit_new_executor          (void);
 gboolean        kit_has_setting           (TerretExecutor  *executor,
                                            const char      *name);
