@@ -7,8 +7,6 @@
 
 #include <gio/gio.h>
 
-#include "terret-backend-info.h"
-
 G_BEGIN_DECLS
 
 GIOExtensionPoint *_terret_backend_info_get_extension_point (void);

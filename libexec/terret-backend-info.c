@@ -6,6 +6,7 @@
 
 #include "config.h"
 
+#include "terret-backend-info.h"
 #include "terret-backend-info-private.h"
 #include "terret-executor.h"
 

@@ -11,7 +11,6 @@
 
 #include "terret-command-executor.h"
 #include "terret-command-run-private.h"
-#include "terret-launcher-private.h"
 #include "terret-sandbox-private.h"
 #include "terret-error.h"
 #include "terret-executor.h"
