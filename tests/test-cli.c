@@ -4,13 +4,9 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-#include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <json-glib/json-glib.h>
@@ -167,98 +163,6 @@ error_code (JsonObject *response)
   g_assert_nonnull (error);
   g_assert_nonnull (json_object_get_string_member (error, "message"));
   return json_object_get_string_member (error, "code");
-}
-
-static char *
-make_fifo (const char *dir,
-           const char *name)
-{
-  char *path = g_build_filename (dir, name, NULL);
-
-  g_assert_cmpint (mkfifo (path, 0600), ==, 0);
-  return path;
-}
-
-static void
-write_fifo (const char *path,
-            const char *text)
-{
-  /* Blocks until the command opens its end: the synchronisation point. */
-  int fd = open (path, O_WRONLY | O_CLOEXEC);
-
-  g_assert_cmpint (fd, >=, 0);
-  g_assert_cmpint (write (fd, text, strlen (text)), ==, (gssize) strlen (text));
-  close (fd);
-}
-
-static char *
-read_fifo (const char *path)
-{
-  g_autoptr(GError) error = NULL;
-  char *contents = NULL;
-
-  /* Blocks until the command has written its end and closed it. */
-  g_file_get_contents (path, &contents, NULL, &error);
-  g_assert_no_error (error);
-  return contents;
-}
-
-/*
- * wait_gone:
- *
- * Waits for @pid to end, through a pidfd (readable once the process has
- * exited), so a process another one has just killed is given the moment
- * it needs to die without a sleep. The cap only keeps a left-behind
- * process from hanging the test: reaching it fails.
- */
-static void
-wait_gone (GPid pid)
-{
-  int pidfd = syscall (SYS_pidfd_open, pid, 0);
-  struct pollfd pfd;
-  int n;
-
-  if (pidfd < 0 && errno == ENOSYS)
-    {
-      /* Only where the syscall is unknown (valgrind): watch /proc. */
-      for (guint i = 0; i < 6000 && terret_test_process_alive (pid); i++)
-        g_usleep (10 * 1000);
-      g_assert_false (terret_test_process_alive (pid));
-      return;
-    }
-
-  if (pidfd < 0)
-    {
-      g_assert_cmpint (errno, ==, ESRCH);
-      return;
-    }
-
-  pfd.fd = pidfd;
-  pfd.events = POLLIN;
-  do
-    n = poll (&pfd, 1, 60 * 1000);
-  while (n < 0 && errno == EINTR);
-  close (pidfd);
-
-  if (n != 1)
-    g_error ("process %d is still running", pid);
-  g_assert_false (terret_test_process_alive (pid));
-}
-
-static void
-wait_gone_all (const char *pids)
-{
-  g_auto(GStrv) words = g_strsplit_set (pids, " \n", -1);
-  guint n = 0;
-
-  for (guint i = 0; words[i] != NULL; i++)
-    {
-      if (*words[i] == '\0')
-        continue;
-      wait_gone ((GPid) g_ascii_strtoll (words[i], NULL, 10));
-      n++;
-    }
-  g_assert_cmpuint (n, >, 0);
 }
 
 /* Everything @stream still has, up to its end, as a string. */
@@ -573,7 +477,7 @@ test_stream_live (void)
   g_autoptr(GDataInputStream) output = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *dir = terret_test_make_tmpdir ();
-  g_autofree char *fifo = make_fifo (dir, "go");
+  g_autofree char *fifo = terret_test_make_fifo (dir, "go");
   g_autofree char *command = NULL;
   g_autofree char *first = NULL;
   g_autofree char *rest = NULL;
@@ -660,7 +564,7 @@ check_cli_signal (int signum)
   g_assert_no_error (error);
   g_assert_cmpint (exit_code (proc), ==, 128 + signum);
 
-  wait_gone_all (pids);
+  terret_test_wait_gone_all (pids);
 }
 
 static void
@@ -1051,7 +955,7 @@ test_serve_close_in_flight (void)
   g_auto(Server) server = { 0 };
   g_autoptr(GHashTable) responses = NULL;
   g_autofree char *dir = terret_test_make_tmpdir ();
-  g_autofree char *fifo = make_fifo (dir, "pid");
+  g_autofree char *fifo = terret_test_make_fifo (dir, "pid");
   g_autofree char *command = NULL;
   g_autofree char *pids = NULL;
   JsonObject *run;
@@ -1063,7 +967,7 @@ test_serve_close_in_flight (void)
 
   command = g_strdup_printf ("sleep 1000 & echo $! $$ > '%s'; wait", fifo);
   server_send_run (&server, "\"long\"", "s", command, 120);
-  pids = read_fifo (fifo);
+  pids = terret_test_read_fifo (fifo);
 
   server_send (&server, "{\"id\": \"close\", \"op\": \"close\", \"session\": \"s\"}");
   responses = server_recv_n (&server, 2);
@@ -1072,7 +976,7 @@ test_serve_close_in_flight (void)
   /* It ran, so it answers as a run (killed under it), or as cancelled. */
   if (json_object_get_boolean_member (run, "ok"))
     assert_member_null (run, "status");
-  wait_gone_all (pids);
+  terret_test_wait_gone_all (pids);
 
   server_finish (&server);
 }
@@ -1083,7 +987,7 @@ test_serve_cancel (void)
   g_auto(Server) server = { 0 };
   g_autoptr(GHashTable) responses = NULL;
   g_autofree char *dir = terret_test_make_tmpdir ();
-  g_autofree char *fifo = make_fifo (dir, "pid");
+  g_autofree char *fifo = terret_test_make_fifo (dir, "pid");
   g_autofree char *command = NULL;
   g_autofree char *pids = NULL;
 
@@ -1097,7 +1001,7 @@ test_serve_cancel (void)
   server_send_run (&server, "{\"job\":7}", "a", command, 120);
   /* Another run in flight whose id differs only in type is not touched. */
   server_send_run (&server, "\"{\\\"job\\\":7}\"", "b", "exit 5", 0);
-  pids = read_fifo (fifo);
+  pids = terret_test_read_fifo (fifo);
 
   server_send (&server, "{\"id\": \"c\", \"op\": \"cancel\", \"target\": {\"job\": 7}}");
   responses = server_recv_n (&server, 3);
@@ -1105,7 +1009,7 @@ test_serve_cancel (void)
   g_assert_true (json_object_get_boolean_member (response_for (responses, "\"c\""), "ok"));
   g_assert_cmpstr (error_code (response_for (responses, "{\"job\":7}")), ==, "cancelled");
   g_assert_cmpint (json_object_get_int_member (response_for (responses, "\"{\\\"job\\\":7}\""), "status"), ==, 5);
-  wait_gone_all (pids);
+  terret_test_wait_gone_all (pids);
 
   /* Once answered, the run is no longer a target. */
   server_send (&server, "{\"id\": \"again\", \"op\": \"cancel\", \"target\": {\"job\": 7}}");
@@ -1124,8 +1028,8 @@ test_serve_cancel_session (void)
   g_auto(Server) server = { 0 };
   g_autoptr(GHashTable) responses = NULL;
   g_autofree char *dir = terret_test_make_tmpdir ();
-  g_autofree char *fifo1 = make_fifo (dir, "pid1");
-  g_autofree char *fifo2 = make_fifo (dir, "pid2");
+  g_autofree char *fifo1 = terret_test_make_fifo (dir, "pid1");
+  g_autofree char *fifo2 = terret_test_make_fifo (dir, "pid2");
   g_autofree char *command = NULL;
   g_autofree char *pids1 = NULL;
   g_autofree char *pids2 = NULL;
@@ -1144,8 +1048,8 @@ test_serve_cancel_session (void)
   g_clear_pointer (&command, g_free);
   command = g_strdup_printf ("sleep 30 & echo $! $$ > '%s'; wait", fifo2);
   server_send_run (&server, "\"t\"", "s2", command, 120);
-  pids1 = read_fifo (fifo1);
-  pids2 = read_fifo (fifo2);
+  pids1 = terret_test_read_fifo (fifo1);
+  pids2 = terret_test_read_fifo (fifo2);
 
   /* The target runs in s2: naming s1 with it is an error that says so. */
   server_send (&server, "{\"id\": \"x\", \"op\": \"cancel\", \"target\": \"t\", \"session\": \"s1\"}");
@@ -1161,7 +1065,7 @@ test_serve_cancel_session (void)
   responses = server_recv_n (&server, 2);
   g_assert_true (json_object_get_boolean_member (response_for (responses, "\"c1\""), "ok"));
   g_assert_cmpstr (error_code (response_for (responses, "1")), ==, "cancelled");
-  wait_gone_all (pids1);
+  terret_test_wait_gone_all (pids1);
   g_clear_pointer (&responses, g_hash_table_unref);
 
   /* Nothing is left in flight in s1; s2's run was never touched. */
@@ -1179,7 +1083,7 @@ test_serve_cancel_session (void)
   responses = server_recv_n (&server, 2);
   g_assert_true (json_object_get_boolean_member (response_for (responses, "\"c4\""), "ok"));
   g_assert_cmpstr (error_code (response_for (responses, "\"t\"")), ==, "cancelled");
-  wait_gone_all (pids2);
+  terret_test_wait_gone_all (pids2);
 
   server_finish (&server);
 }
@@ -1194,7 +1098,7 @@ check_concurrent (const char *backend)
   g_auto(Server) server = { 0 };
   g_autoptr(GHashTable) responses = NULL;
   g_autofree char *dir = terret_test_make_tmpdir ();
-  g_autofree char *fifo = make_fifo (dir, "pipe");
+  g_autofree char *fifo = terret_test_make_fifo (dir, "pipe");
   g_autofree char *reader = g_strdup_printf ("cat '%s'", fifo);
   g_autofree char *writer = g_strdup_printf ("echo through > '%s'", fifo);
   JsonObject *read_response, *write_response;
@@ -1241,7 +1145,7 @@ test_serve_busy_pty (void)
   g_auto(Server) server = { 0 };
   g_autoptr(GHashTable) responses = NULL;
   g_autofree char *dir = terret_test_make_tmpdir ();
-  g_autofree char *fifo = make_fifo (dir, "pipe");
+  g_autofree char *fifo = terret_test_make_fifo (dir, "pipe");
   g_autofree char *reader = g_strdup_printf ("cat '%s'", fifo);
   g_autofree char *writer = g_strdup_printf ("echo done > '%s'", fifo);
   JsonNode *busy;
@@ -1277,8 +1181,8 @@ check_eof_in_flight (const char *backend)
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) node = NULL;
   g_autofree char *dir = terret_test_make_tmpdir ();
-  g_autofree char *pid_fifo = make_fifo (dir, "pid");
-  g_autofree char *go_fifo = make_fifo (dir, "go");
+  g_autofree char *pid_fifo = terret_test_make_fifo (dir, "pid");
+  g_autofree char *go_fifo = terret_test_make_fifo (dir, "go");
   g_autofree char *command = NULL;
   g_autofree char *pids = NULL;
   g_autofree char *line = NULL;
@@ -1291,13 +1195,13 @@ check_eof_in_flight (const char *backend)
   command = g_strdup_printf ("(exec sleep 1000) & echo $! $$ > '%s'; cat '%s'",
                              pid_fifo, go_fifo);
   server_send_run (&server, "\"last\"", "s", command, 120);
-  pids = read_fifo (pid_fifo);
+  pids = terret_test_read_fifo (pid_fifo);
 
   g_output_stream_close (server.input, NULL, &error);
   g_assert_no_error (error);
 
   /* Input is over but the run is still waiting for its go. */
-  write_fifo (go_fifo, "bye\n");
+  terret_test_write_fifo (go_fifo, "bye\n");
 
   node = server_recv (&server);
   response = json_node_get_object (node);
@@ -1313,7 +1217,7 @@ check_eof_in_flight (const char *backend)
   g_assert_no_error (error);
   g_assert_cmpint (exit_code (server.proc), ==, 0);
 
-  wait_gone_all (pids);
+  terret_test_wait_gone_all (pids);
 }
 
 static void
@@ -1339,7 +1243,7 @@ test_serve_signal (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) node = NULL;
   g_autofree char *dir = terret_test_make_tmpdir ();
-  g_autofree char *fifo = make_fifo (dir, "pid");
+  g_autofree char *fifo = terret_test_make_fifo (dir, "pid");
   g_autofree char *command = NULL;
   g_autofree char *pids = NULL;
 
@@ -1349,7 +1253,7 @@ test_serve_signal (void)
   server_start (&server, "--backend", "oneshot", NULL);
   command = g_strdup_printf ("sleep 1000 & echo $! $$ > '%s'; wait", fifo);
   server_send_run (&server, "1", NULL, command, 120);
-  pids = read_fifo (fifo);
+  pids = terret_test_read_fifo (fifo);
 
   g_subprocess_send_signal (server.proc, SIGTERM);
   node = server_recv (&server);
@@ -1358,7 +1262,7 @@ test_serve_signal (void)
   g_subprocess_wait (server.proc, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpint (exit_code (server.proc), ==, 128 + SIGTERM);
-  wait_gone_all (pids);
+  terret_test_wait_gone_all (pids);
 }
 
 

@@ -4,12 +4,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <json-glib/json-glib.h>
@@ -39,79 +34,6 @@ have_backend (const char *name)
         return;                                                         \
       }                                                                 \
   } G_STMT_END
-
-static char *
-make_fifo (const char *dir,
-           const char *name)
-{
-  char *path = g_build_filename (dir, name, NULL);
-
-  g_assert_cmpint (mkfifo (path, 0600), ==, 0);
-  return path;
-}
-
-static char *
-read_fifo (const char *path)
-{
-  g_autoptr(GError) error = NULL;
-  char *contents = NULL;
-
-  /* Blocks until the command has written its end and closed it. */
-  g_file_get_contents (path, &contents, NULL, &error);
-  g_assert_no_error (error);
-  return contents;
-}
-
-/* Waits for @pid to end through a pidfd, without a sleep; the cap only
- * keeps a left-behind process from hanging the test. */
-static void
-wait_gone (GPid pid)
-{
-  int pidfd = syscall (SYS_pidfd_open, pid, 0);
-  struct pollfd pfd;
-  int n;
-
-  if (pidfd < 0 && errno == ENOSYS)
-    {
-      /* Only where the syscall is unknown (valgrind): watch /proc. */
-      for (guint i = 0; i < 6000 && terret_test_process_alive (pid); i++)
-        g_usleep (10 * 1000);
-      g_assert_false (terret_test_process_alive (pid));
-      return;
-    }
-  if (pidfd < 0)
-    {
-      g_assert_cmpint (errno, ==, ESRCH);
-      return;
-    }
-
-  pfd.fd = pidfd;
-  pfd.events = POLLIN;
-  do
-    n = poll (&pfd, 1, 60 * 1000);
-  while (n < 0 && errno == EINTR);
-  close (pidfd);
-
-  if (n != 1)
-    g_error ("process %d is still running", pid);
-  g_assert_false (terret_test_process_alive (pid));
-}
-
-static void
-wait_gone_all (const char *pids)
-{
-  g_auto(GStrv) words = g_strsplit_set (pids, " \n", -1);
-  guint n = 0;
-
-  for (guint i = 0; words[i] != NULL; i++)
-    {
-      if (*words[i] == '\0')
-        continue;
-      wait_gone ((GPid) g_ascii_strtoll (words[i], NULL, 10));
-      n++;
-    }
-  g_assert_cmpuint (n, >, 0);
-}
 
 /* A running `terret-exec mcp`, driven line by line. */
 typedef struct
@@ -709,7 +631,7 @@ test_cancel (void)
   g_auto(Mcp) mcp = { 0 };
   g_autoptr(JsonNode) response = NULL;
   g_autofree char *dir = terret_test_make_tmpdir ();
-  g_autofree char *fifo = make_fifo (dir, "pid");
+  g_autofree char *fifo = terret_test_make_fifo (dir, "pid");
   g_autofree char *args = NULL;
   g_autofree char *pids = NULL;
   g_autofree char *cancel = NULL;
@@ -724,12 +646,12 @@ test_cancel (void)
   args = g_strdup_printf ("{\"name\": \"bash\", \"arguments\": {\"session\": \"c\", "
                           "\"command\": \"sleep 30 & echo $! $$ > '%s'; wait\"}}", fifo);
   id = mcp_request (&mcp, "tools/call", args);
-  pids = read_fifo (fifo);
+  pids = terret_test_read_fifo (fifo);
 
   cancel = g_strdup_printf ("{\"jsonrpc\": \"2.0\", \"method\": \"notifications/cancelled\", "
                             "\"params\": {\"requestId\": %u, \"reason\": \"test\"}}", id);
   mcp_send_line (&mcp, cancel);
-  wait_gone_all (pids);
+  terret_test_wait_gone_all (pids);
 
   /* The next message is the ping's answer: the cancelled call has none. */
   ping = mcp_request (&mcp, "ping", NULL);
@@ -750,7 +672,7 @@ test_eof_in_flight (void)
 {
   g_auto(Mcp) mcp = { 0 };
   g_autofree char *dir = terret_test_make_tmpdir ();
-  g_autofree char *fifo = make_fifo (dir, "pid");
+  g_autofree char *fifo = terret_test_make_fifo (dir, "pid");
   g_autofree char *args = NULL;
   g_autofree char *pids = NULL;
 
@@ -763,10 +685,10 @@ test_eof_in_flight (void)
   args = g_strdup_printf ("{\"name\": \"bash\", \"arguments\": {\"session\": \"e\", "
                           "\"command\": \"sleep 30 & echo $! $$ > '%s'; wait\"}}", fifo);
   mcp_request (&mcp, "tools/call", args);
-  pids = read_fifo (fifo);
+  pids = terret_test_read_fifo (fifo);
 
   mcp_finish (&mcp);
-  wait_gone_all (pids);
+  terret_test_wait_gone_all (pids);
 }
 
 int
