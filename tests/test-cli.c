@@ -892,6 +892,86 @@ test_serve_malformed (void)
   server_finish (&server);
 }
 
+/* Every refusal made after a line parsed as an object: the id when it was
+ * readable, the field at fault in the message. */
+static void
+test_serve_refusals (void)
+{
+  g_auto(Server) server = { 0 };
+  struct {
+    const char *line;
+    const char *id;
+    const char *field;
+  } cases[] = {
+    /* A NUL anywhere: named down to where it is. */
+    { "{\"id\": \"n\", \"command\": \"echo a\\u0000; exit 1\"}", "\"n\"", "“command”" },
+    { "{\"id\": 2, \"command\": \"true\", \"session\": \"s\\u0000\"}", "2", "“session”" },
+    { "{\"id\": 3, \"op\": \"cancel\", \"target\": [\"a\", \"b\\u0000\"]}", "3", "“target[1]”" },
+    { "{\"id\": 4, \"command\": \"true\", \"k\\u0000y\": 1}", "4", "“k\\u0000y”" },
+    { "{\"command\": \"true\\u0000\", \"id\": 5}", "5", "“command”" },
+    /* The op. */
+    { "{\"id\": 6, \"op\": \"launch\"}", "6", "“op”" },
+    { "{\"id\": 7, \"op\": 7}", "7", "“op”" },
+    /* A run's fields. */
+    { "{\"id\": 8}", "8", "“command”" },
+    { "{\"id\": 9, \"command\": 5}", "9", "“command”" },
+    { "{\"id\": 10, \"command\": \"true\", \"session\": []}", "10", "“session”" },
+    { "{\"id\": 11, \"command\": \"true\", \"timeout\": \"soon\"}", "11", "“timeout”" },
+    { "{\"id\": 12, \"command\": \"true\", \"timeout\": -1}", "12", "“timeout”" },
+    { "{\"id\": 13, \"command\": \"true\", \"timeout\": 1e300}", "13", "“timeout”" },
+    { "{\"id\": 14, \"command\": \"true\", \"on_timeout\": \"wait\"}", "14", "“on_timeout”" },
+    { "{\"id\": 15, \"command\": \"true\", \"capture\": \"middle\"}", "15", "“capture”" },
+    { "{\"id\": 16, \"command\": \"true\", \"keep_full_output\": \"yes\"}", "16", "“keep_full_output”" },
+    { "{\"id\": 17, \"command\": \"true\", \"colour\": \"red\"}", "17", "“colour”" },
+    /* The other ops' fields. */
+    { "{\"id\": 18, \"op\": \"input\", \"data\": \"x\", \"data_base64\": \"eA==\"}", "18", "“data”" },
+    { "{\"id\": 19, \"op\": \"input\", \"data_base64\": \"!!\"}", "19", "“data_base64”" },
+    { "{\"id\": 20, \"op\": \"input\", \"data\": 1}", "20", "“data”" },
+    { "{\"id\": 21, \"op\": \"poll\", \"wait\": \"long\"}", "21", "“wait”" },
+    { "{\"id\": 22, \"op\": \"close\", \"session\": 1}", "22", "“session”" },
+    { "{\"id\": 23, \"op\": \"interrupt\", \"session\": true}", "23", "“session”" },
+    { "{\"id\": 24, \"op\": \"close-all\", \"session\": \"s\"}", "24", "“session”" },
+    { "{\"id\": 25, \"op\": \"cancel\"}", "25", "“target”" },
+    { "{\"id\": 26, \"op\": \"cancel\", \"target\": 99}", "26", "“target”" },
+    { "{\"id\": 27, \"op\": \"cancel\", \"session\": \"nowhere\"}", "27", "“session”" },
+    /* Any id is readable, but one holding a NUL is not. */
+    { "{\"id\": {\"k\": [null, true]}, \"command\": 1}", "{\"k\":[null,true]}", "“command”" },
+    { "{\"id\": \"\\u0000\", \"command\": \"true\"}", "null", "“id”" },
+    { "{\"id\": {\"k\": \"\\u0000\"}, \"command\": \"true\"}", "null", "“id.k”" },
+  };
+
+  g_test_summary ("Every refusal of a request that parsed carries its id where it was "
+                  "readable, and names the field at fault; serving goes on");
+  server_start (&server, "--backend", "noshell", NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(JsonNode) response = NULL;
+      g_autofree char *id = NULL;
+      const char *message;
+
+      server_send (&server, cases[i].line);
+      response = server_recv (&server);
+      id = json_to_string (json_object_get_member (json_node_get_object (response), "id"), FALSE);
+      g_assert_cmpstr (id, ==, cases[i].id);
+      g_assert_cmpstr (error_code (json_node_get_object (response)), ==, "invalid-request");
+      message = json_object_get_string_member (json_object_get_object_member (json_node_get_object (response),
+                                                                              "error"), "message");
+      if (strstr (message, cases[i].field) == NULL)
+        g_error ("%s: “%s” does not name %s", cases[i].line, message, cases[i].field);
+    }
+
+  server_send (&server, "{\"id\": \"after\", \"command\": \"true\"}");
+  {
+    g_autoptr(JsonNode) response = server_recv (&server);
+
+    g_assert_cmpstr (json_object_get_string_member (json_node_get_object (response), "id"), ==, "after");
+    g_assert_cmpstr (error_code (json_node_get_object (response)), ==, "no-shell");
+  }
+
+  server_finish (&server);
+}
+
 static void
 test_serve_long_line (void)
 {
@@ -1475,6 +1555,7 @@ main (int    argc,
   g_test_add_func ("/cli/serve/empty", test_serve_empty);
   g_test_add_func ("/cli/serve/ids", test_serve_ids);
   g_test_add_func ("/cli/serve/malformed", test_serve_malformed);
+  g_test_add_func ("/cli/serve/refusals", test_serve_refusals);
   g_test_add_func ("/cli/serve/long-line", test_serve_long_line);
   g_test_add_func ("/cli/serve/close", test_serve_close);
   g_test_add_func ("/cli/serve/close-in-flight", test_serve_close_in_flight);
