@@ -23,26 +23,33 @@
 
 static const CliField fields[] = {
   /* A run's: each sets the request property it names. */
-  { "command", "command", 0, "The command line, as bash reads it" },
-  { "session", "session", 0, "The session key (default \"default\")" },
-  { "timeout", "timeout", 0, "Seconds the command may run; 0 or absent: the backend's setting" },
-  { "on_timeout", "timeout-action", 0,
-    "At the timeout, kill the command (default) or return its output so far and leave it running "
-    "(bash_poll, bash_input and bash_interrupt then reach it)",
-    "detach", TERRET_CAPABILITY_DETACH, "At the timeout, kill the command" },
-  { "capture", "capture", 0,
-    "Which part of a long output to keep: the start, the end, or both with the middle omitted "
-    "(a build's cause and its error); default: the backend's" },
-  { "keep_full_output", "keep-full-output", 0,
-    "Also keep every byte of the output in a file whose path the result gives (full_output)" },
+  { .name = "command", .property = "command",
+    .description = "The command line, as bash reads it" },
+  { .name = "session", .property = "session",
+    .description = "The session key (default \"default\")" },
+  { .name = "timeout", .property = "timeout",
+    .description = "Seconds the command may run; 0 or absent: the backend's setting" },
+  { .name = "on_timeout", .property = "timeout-action",
+    .description = "At the timeout, kill the command (default) or return its output so far and "
+                   "leave it running (bash_poll, bash_input and bash_interrupt then reach it)",
+    .withheld = "detach", .withheld_needs = TERRET_CAPABILITY_DETACH,
+    .withheld_description = "At the timeout, kill the command" },
+  { .name = "capture", .property = "capture",
+    .description = "Which part of a long output to keep: the start, the end, or both with the "
+                   "middle omitted (a build's cause and its error); default: the backend's" },
+  { .name = "keep_full_output", .property = "keep-full-output",
+    .description = "Also keep every byte of the output in a file whose path the result gives "
+                   "(full_output)" },
 
   /* The other ops' own. */
-  { "data", NULL, CLI_FIELD_STRING, "The text to type" },
-  { "data_base64", NULL, CLI_FIELD_STRING,
-    "The bytes to type, in base64, instead of data (bytes that are not text)" },
-  { "wait", NULL, CLI_FIELD_SECONDS,
-    "Seconds to wait for new output at most; 0 or absent: answer at once" },
-  { "target", NULL, CLI_FIELD_ANY, "The id of the run or poll to cancel" },
+  { .name = "data", .type = CLI_FIELD_STRING,
+    .description = "The text to type" },
+  { .name = "data_base64", .type = CLI_FIELD_STRING,
+    .description = "The bytes to type, in base64, instead of data (bytes that are not text)" },
+  { .name = "wait", .type = CLI_FIELD_SECONDS,
+    .description = "Seconds to wait for new output at most; 0 or absent: answer at once" },
+  { .name = "target", .type = CLI_FIELD_ANY,
+    .description = "The id of the run or poll to cancel" },
 };
 
 /*
@@ -395,10 +402,10 @@ struct _ResultField
 {
   const char *name;
   const char *type;         /* its JSON Schema type, as JSON */
-  gboolean bytes;           /* NAME when the bytes are text, else NAME_base64 */
-  TerretStream stream;      /* for a stream's own */
   const char *description;
   ResultAddFunc add;
+  gboolean bytes;           /* NAME when the bytes are text, else NAME_base64 */
+  TerretStream stream;      /* for a stream's own */
 };
 
 static gboolean
@@ -611,49 +618,41 @@ add_cwd (JsonBuilder       *builder,
   add_path_member (builder, field->name, terret_result_get_cwd (result));
 }
 
-#define STDOUT TERRET_STREAM_STDOUT
-#define STDERR TERRET_STREAM_STDERR
-
 /* In the order responses carry them. */
 static const ResultField result_fields[] = {
-  { "status", "[\"integer\", \"null\"]", FALSE, STDOUT,
+  { "status", "[\"integer\", \"null\"]",
     "The exit status; null when none was seen (killed, timed out, still running, the shell ended)",
     add_status },
-  { "signal", "[\"integer\", \"null\"]", FALSE, STDOUT, "The signal that ended the command",
-    add_signal },
-  { "stdout", "\"string\"", TRUE, STDOUT,
-    "The output, when it is valid UTF-8 (all of it with a backend that merges stderr in)", add_output },
-  { "stderr", "[\"string\", \"null\"]", TRUE, STDERR,
-    "Standard error; null when the backend merges it into stdout", add_output },
-  { "notice", "[\"string\", \"null\"]", FALSE, STDOUT,
+  { "signal", "[\"integer\", \"null\"]", "The signal that ended the command", add_signal },
+  { "stdout", "\"string\"",
+    "The output, when it is valid UTF-8 (all of it with a backend that merges stderr in)",
+    add_output, .bytes = TRUE },
+  { "stderr", "[\"string\", \"null\"]", "Standard error; null when the backend merges it into stdout",
+    add_output, .bytes = TRUE, .stream = TERRET_STREAM_STDERR },
+  { "notice", "[\"string\", \"null\"]",
     "Something the caller did not ask for: truncation, a restarted session, a timeout", add_notice },
-  { "timed_out", "\"boolean\"", FALSE, STDOUT, "Whether the command ran past its timeout",
-    add_timed_out },
-  { "running", "\"boolean\"", FALSE, STDOUT,
-    "The command goes on (a detached timeout): poll it with bash_poll", add_running },
-  { "limit_hit", "[\"string\", \"null\"]", FALSE, STDOUT,
+  { "timed_out", "\"boolean\"", "Whether the command ran past its timeout", add_timed_out },
+  { "running", "\"boolean\"", "The command goes on (a detached timeout): poll it with bash_poll",
+    add_running },
+  { "limit_hit", "[\"string\", \"null\"]",
     "The resource limits the command ran into (memory, processes, cpu, file-size, open-files), "
     "comma-separated", add_limit_hit },
-  { "dropped", "\"integer\"", FALSE, STDOUT, "Bytes of output the capture dropped",
-    add_dropped_total },
-  { "stdout_dropped", "\"integer\"", FALSE, STDOUT, "Bytes of stdout the capture dropped",
-    add_dropped },
-  { "omitted_at", "[\"integer\", \"null\"]", FALSE, STDOUT,
+  { "dropped", "\"integer\"", "Bytes of output the capture dropped", add_dropped_total },
+  { "stdout_dropped", "\"integer\"", "Bytes of stdout the capture dropped", add_dropped },
+  { "omitted_at", "[\"integer\", \"null\"]",
     "Where in the output the omitted bytes begin (stdout_dropped of them)", add_omitted_at },
-  { "full_output", "[\"string\", \"null\"]", TRUE, STDOUT,
-    "The file holding the whole output, with keep_full_output", add_full_output },
-  { "stderr_dropped", "\"integer\"", FALSE, STDERR, "Bytes of stderr the capture dropped",
-    add_dropped },
-  { "stderr_omitted_at", "[\"integer\", \"null\"]", FALSE, STDERR,
-    "Where in stderr the omitted bytes begin", add_omitted_at },
-  { "stderr_full_output", "[\"string\", \"null\"]", TRUE, STDERR,
-    "The file holding the whole of stderr, with keep_full_output", add_full_output },
-  { "cwd", "[\"string\", \"null\"]", TRUE, STDOUT,
-    "The session's working directory after the run, where the backend knows it", add_cwd },
+  { "full_output", "[\"string\", \"null\"]", "The file holding the whole output, with keep_full_output",
+    add_full_output, .bytes = TRUE },
+  { "stderr_dropped", "\"integer\"", "Bytes of stderr the capture dropped",
+    add_dropped, .stream = TERRET_STREAM_STDERR },
+  { "stderr_omitted_at", "[\"integer\", \"null\"]", "Where in stderr the omitted bytes begin",
+    add_omitted_at, .stream = TERRET_STREAM_STDERR },
+  { "stderr_full_output", "[\"string\", \"null\"]",
+    "The file holding the whole of stderr, with keep_full_output",
+    add_full_output, .bytes = TRUE, .stream = TERRET_STREAM_STDERR },
+  { "cwd", "[\"string\", \"null\"]",
+    "The session's working directory after the run, where the backend knows it", add_cwd, .bytes = TRUE },
 };
-
-#undef STDOUT
-#undef STDERR
 
 /*
  * cli_result_add_members:

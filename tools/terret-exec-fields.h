@@ -35,7 +35,7 @@ typedef enum {
  * @property: (nullable): the #TerretRequest property a run sets from it;
  *   %NULL for a field an op reads itself
  * @type: what it holds, for a field without @property (one with a
- *   property holds what the property's type says)
+ *   property holds what the property's type says: a double is seconds)
  * @description: what it means, for a model reading a tool's inputSchema
  * @withheld: (nullable): a value offered only where the backend has
  *   @withheld_needs, so a model is never shown an option that fails

@@ -307,30 +307,33 @@ static const char * const cancel_fields[] = { "target", "session", NULL };
 
 /* In the order tools/list gives the tools. */
 static const CliOp ops[] = {
-  { "run", "bash", TERRET_CAPABILITY_NONE, TRUE, NULL, "command", TRUE,
-    "Runs a command line in bash and returns its output and exit status. "
-    "Each session is one shell where the backend keeps sessions: cd and export "
-    "persist from one call to the next. A session runs one command at a time; "
-    "use another session to run commands side by side.",
-    op_run },
-  { "input", "bash_input", TERRET_CAPABILITY_INPUT, FALSE, input_fields, NULL, FALSE,
-    "Types text into the command running in a session (one left running by "
-    "on_timeout detach); \"\\n\" ends a line.",
-    op_input },
-  { "interrupt", "bash_interrupt", TERRET_CAPABILITY_INTERRUPT, FALSE, session_fields, NULL, FALSE,
-    "Sends ^C to the command running in a session; one that ignores it is killed.",
-    op_interrupt },
-  { "poll", "bash_poll", TERRET_CAPABILITY_POLL, FALSE, poll_fields, NULL, TRUE,
-    "Collects the new output of a command left running by on_timeout detach, "
-    "and its exit status once it ended.",
-    op_poll },
-  { "close", "bash_close", TERRET_CAPABILITY_PERSISTENT_SESSIONS, FALSE, session_fields, NULL, FALSE,
-    "Ends a session's shell and everything running in it; the next bash call "
-    "in that session starts a fresh shell.",
-    op_close },
-  { "close-all", NULL, TERRET_CAPABILITY_NONE, FALSE, NULL, NULL, FALSE, NULL, op_close_all },
+  { .name = "run", .tool = "bash", .takes_request = TRUE, .required = "command", .has_result = TRUE,
+    .description = "Runs a command line in bash and returns its output and exit status. "
+                   "Each session is one shell where the backend keeps sessions: cd and export "
+                   "persist from one call to the next. A session runs one command at a time; "
+                   "use another session to run commands side by side.",
+    .func = op_run },
+  { .name = "input", .tool = "bash_input", .needs = TERRET_CAPABILITY_INPUT, .fields = input_fields,
+    .description = "Types text into the command running in a session (one left running by "
+                   "on_timeout detach); \"\\n\" ends a line.",
+    .func = op_input },
+  { .name = "interrupt", .tool = "bash_interrupt", .needs = TERRET_CAPABILITY_INTERRUPT,
+    .fields = session_fields,
+    .description = "Sends ^C to the command running in a session; one that ignores it is killed.",
+    .func = op_interrupt },
+  { .name = "poll", .tool = "bash_poll", .needs = TERRET_CAPABILITY_POLL, .fields = poll_fields,
+    .has_result = TRUE,
+    .description = "Collects the new output of a command left running by on_timeout detach, "
+                   "and its exit status once it ended.",
+    .func = op_poll },
+  { .name = "close", .tool = "bash_close", .needs = TERRET_CAPABILITY_PERSISTENT_SESSIONS,
+    .fields = session_fields,
+    .description = "Ends a session's shell and everything running in it; the next bash call "
+                   "in that session starts a fresh shell.",
+    .func = op_close },
+  { .name = "close-all", .func = op_close_all },
   /* MCP cancels with notifications/cancelled. */
-  { "cancel", NULL, TERRET_CAPABILITY_NONE, FALSE, cancel_fields, NULL, FALSE, NULL, op_cancel },
+  { .name = "cancel", .fields = cancel_fields, .func = op_cancel },
 };
 
 const CliOp *
