@@ -909,6 +909,7 @@ test_serve_refusals (void)
     { "{\"id\": 3, \"op\": \"cancel\", \"target\": [\"a\", \"b\\u0000\"]}", "3", "“target[1]”" },
     { "{\"id\": 4, \"command\": \"true\", \"k\\u0000y\": 1}", "4", "“k\\u0000y”" },
     { "{\"command\": \"true\\u0000\", \"id\": 5}", "5", "“command”" },
+    { "{\"id\": 5.5, \"command\": \"a\\u0000\", \"command\": \"true\"}", "5.5", "NUL" },
     /* The op. */
     { "{\"id\": 6, \"op\": \"launch\"}", "6", "“op”" },
     { "{\"id\": 7, \"op\": 7}", "7", "“op”" },

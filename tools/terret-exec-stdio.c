@@ -457,8 +457,8 @@ append_difference (JsonNode *cut,
  * there, so "echo a\u0000; rm x" would run as "echo a": a line holding
  * the escape is refused. To name the field that holds it, the line is
  * read again with the escape as \u0001 and the two compared. Returns that
- * field's path (`command`, `params.arguments.command`), or NULL when the
- * line holds no NUL.
+ * field's path (`command`, `params.arguments.command`; empty when no field
+ * differs), or NULL when the line holds no NUL.
  */
 static char *
 find_nul (const char *line,
@@ -526,10 +526,16 @@ handle_line (CliStdio   *server,
   nul = find_nul (line, len, root, &id_readable);
   if (nul != NULL)
     {
-      g_set_error (&error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
-                   "“%s” must not contain NUL characters (\\u0000)", nul);
+      /* Where a later member of the same name hid the NUL, no field
+       * differs: the line is refused all the same. */
+      if (*nul != '\0')
+        g_set_error (&error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                     "“%s” must not contain NUL characters (\\u0000)", nul);
+      else
+        g_set_error (&error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                     "a %s must not contain NUL characters (\\u0000)", dialect->request_word);
       dialect->refuse (server, object, id_readable ? json_object_get_member (object, "id") : NULL,
-                       CLI_REFUSAL_FIELD, nul, error);
+                       CLI_REFUSAL_FIELD, *nul != '\0' ? nul : NULL, error);
       return;
     }
 
