@@ -406,6 +406,7 @@ struct _ResultField
   ResultAddFunc add;
   gboolean bytes;           /* NAME when the bytes are text, else NAME_base64 */
   TerretStream stream;      /* for a stream's own */
+  gboolean (*flag) (TerretResult *result);  /* for add_flag */
 };
 
 static gboolean
@@ -521,22 +522,14 @@ add_notice (JsonBuilder       *builder,
     json_builder_add_null_value (builder);
 }
 
+/* A boolean the row's getter reads. */
 static void
-add_timed_out (JsonBuilder       *builder,
-               const ResultField *field,
-               TerretResult      *result)
+add_flag (JsonBuilder       *builder,
+          const ResultField *field,
+          TerretResult      *result)
 {
   json_builder_set_member_name (builder, field->name);
-  json_builder_add_boolean_value (builder, terret_result_get_timed_out (result));
-}
-
-static void
-add_running (JsonBuilder       *builder,
-             const ResultField *field,
-             TerretResult      *result)
-{
-  json_builder_set_member_name (builder, field->name);
-  json_builder_add_boolean_value (builder, terret_result_get_running (result));
+  json_builder_add_boolean_value (builder, field->flag (result));
 }
 
 /* The limits' names are their settings' without `limit-`: the flags'
@@ -631,9 +624,10 @@ static const ResultField result_fields[] = {
     add_output, .bytes = TRUE, .stream = TERRET_STREAM_STDERR },
   { "notice", "[\"string\", \"null\"]",
     "Something the caller did not ask for: truncation, a restarted session, a timeout", add_notice },
-  { "timed_out", "\"boolean\"", "Whether the command ran past its timeout", add_timed_out },
+  { "timed_out", "\"boolean\"", "Whether the command ran past its timeout",
+    add_flag, .flag = terret_result_get_timed_out },
   { "running", "\"boolean\"", "The command goes on (a detached timeout): poll it with bash_poll",
-    add_running },
+    add_flag, .flag = terret_result_get_running },
   { "limit_hit", "[\"string\", \"null\"]",
     "The resource limits the command ran into (memory, processes, cpu, file-size, open-files), "
     "comma-separated", add_limit_hit },
