@@ -472,9 +472,7 @@ static const CliDialect mcp_dialect = {
   .cancel_at_end = TRUE,
   .strict_close = TRUE,
   .summary = mcp_summary,
-  .description = "Exit status: 0 at the end of input, 125 when the executor cannot be\n"
-                 "created, 128+N after signal N, 141 when messages cannot be written,\n"
-                 "1 when they cannot be read. Reference: docs/mcp.md.",
+  .reference = "docs/mcp.md",
   .handle = mcp_handle,
   .refuse = mcp_refuse,
   .respond = mcp_respond,

@@ -136,10 +136,7 @@ static const CliDialect serve_dialect = {
   .cancel_at_end = FALSE,
   .strict_close = FALSE,
   .summary = serve_summary,
-  .description = "Exit status: 0 at the end of input, 125 when the executor cannot be\n"
-                 "created, 128+N after signal N (runs in flight are cancelled and\n"
-                 "answered first), 141 when responses cannot be written, 1 when\n"
-                 "requests cannot be read.",
+  .reference = "docs/cli.md",
   .handle = serve_handle,
   .refuse = serve_refuse,
   .respond = serve_respond,

@@ -798,6 +798,7 @@ cli_stdio_main (const CliDialect  *dialect,
   g_autofree char *prgname = g_strconcat ("terret-exec ", dialect->name, NULL);
   g_autofree char *summary_text = dialect->summary ();
   g_autofree char *summary = wrap_lines (summary_text);
+  g_autofree char *description = NULL;
   g_auto(GStrv) settings = NULL;
   g_auto(GStrv) rest = NULL;
   CliStdio server = { .dialect = dialect };
@@ -815,7 +816,12 @@ cli_stdio_main (const CliDialect  *dialect,
   g_set_prgname (prgname);
   context = g_option_context_new (NULL);
   g_option_context_set_summary (context, summary);
-  g_option_context_set_description (context, dialect->description);
+  /* The exit statuses are the server's, the same for every dialect. */
+  description = g_strdup_printf ("Exit status: 0 at the end of input, 125 when the executor cannot be\n"
+                                 "created, 128+N after signal N (what is in flight is cancelled\n"
+                                 "first), 141 when answers cannot be written, 1 when %ss cannot\n"
+                                 "be read. Reference: %s.", dialect->request_word, dialect->reference);
+  g_option_context_set_description (context, description);
   g_option_context_add_main_entries (context, entries, NULL);
 
   if (!g_option_context_parse (context, &argc, &argv, &error))

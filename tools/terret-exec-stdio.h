@@ -63,7 +63,7 @@ typedef void (*CliProgressFunc) (CliCall *call,
  *   letting them answer
  * @strict_close: closing a session that no run named is an error
  * @summary: the --help summary
- * @description: the --help description (exit statuses)
+ * @reference: the page that documents it, for --help
  * @handle: carries out one request, an object whose line had no fault
  *   the server could see
  * @refuse: answers a line the server refused: @message and @id are %NULL
@@ -82,7 +82,7 @@ typedef struct
   gboolean cancel_at_end;
   gboolean strict_close;
   char     *(*summary)     (void);
-  const char *description;
+  const char *reference;
   void      (*handle)      (CliStdio         *server,
                             JsonObject       *request);
   void      (*refuse)      (CliStdio         *server,
