@@ -11,7 +11,6 @@ G_BEGIN_DECLS
 
 GIOExtensionPoint *_terret_backend_info_get_extension_point (void);
 char              *_terret_backend_info_list_names          (void);
-const char        *_terret_backend_info_name_of             (GType       type);
 GParamSpec       **_terret_backend_info_list_type_settings  (GType       type,
                                                              guint      *n_settings);
 

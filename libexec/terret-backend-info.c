@@ -107,20 +107,6 @@ _terret_backend_info_get_extension_point (void)
   return g_once (&once, load_modules, NULL);
 }
 
-static GIOExtension *
-lookup_type (GType type)
-{
-  GIOExtensionPoint *ep = _terret_backend_info_get_extension_point ();
-
-  for (GList *l = g_io_extension_point_get_extensions (ep); l != NULL; l = l->next)
-    {
-      if (g_io_extension_get_type (l->data) == type)
-        return l->data;
-    }
-
-  return NULL;
-}
-
 /* "pty, oneshot, noshell": for error messages that must say what exists. */
 char *
 _terret_backend_info_list_names (void)
@@ -140,17 +126,6 @@ _terret_backend_info_list_names (void)
 
   return g_string_free (g_steal_pointer (&names), FALSE);
 }
-
-/* The name @type registered under, or its type name when no extension
- * carries it. */
-const char *
-_terret_backend_info_name_of (GType type)
-{
-  GIOExtension *ext = lookup_type (type);
-
-  return ext != NULL ? g_io_extension_get_name (ext) : g_type_name (type);
-}
-
 
 /**
  * TerretBackendInfo:

@@ -9,7 +9,6 @@
 
 #include "terret-error.h"
 #include "terret-executor.h"
-#include "terret-backend-info-private.h"
 
 /**
  * TerretExecutor:
@@ -51,9 +50,22 @@ terret_executor_default_init (TerretExecutorInterface *iface)
 const char *
 terret_executor_get_name (TerretExecutor *self)
 {
+  GIOExtensionPoint *ep;
+
   g_return_val_if_fail (TERRET_IS_EXECUTOR (self), NULL);
 
-  return _terret_backend_info_name_of (G_OBJECT_TYPE (self));
+  /* The name its type was registered under. An executor of a module's
+   * type exists only once the modules are loaded; a type no module
+   * registered (a host's own) goes by its type name. */
+  ep = g_io_extension_point_lookup (TERRET_EXECUTOR_EXTENSION_POINT_NAME);
+  for (GList *l = ep != NULL ? g_io_extension_point_get_extensions (ep) : NULL;
+       l != NULL; l = l->next)
+    {
+      if (g_io_extension_get_type (l->data) == G_OBJECT_TYPE (self))
+        return g_io_extension_get_name (l->data);
+    }
+
+  return G_OBJECT_TYPE_NAME (self);
 }
 
 /**
