@@ -18,6 +18,7 @@
 #include <glib-unix.h>
 
 #include "terret-exec-common.h"
+#include "terret-exec-fields.h"
 
 typedef struct
 {
@@ -709,12 +710,8 @@ main (int    argc,
       return CLI_EXIT_NOT_RUN;
     }
 
-  if (!(timeout >= 0) || timeout > G_MAXINT)
-    {
-      g_set_error (&error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
-                   "--timeout must be a number of seconds from 0 up, got %g", timeout);
-      return fail_not_run (json, error);
-    }
+  if (!cli_check_seconds ("--timeout", timeout, &error))
+    return fail_not_run (json, error);
 
   if (capture_opt != NULL && !cli_parse_capture (capture_opt, &capture, &error))
     return fail_not_run (json, error);
