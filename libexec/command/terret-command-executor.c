@@ -661,7 +661,8 @@ terret_command_executor_class_init (TerretCommandExecutorClass *klass)
   klass->check_available = terret_command_executor_real_check_available;
   klass->prepare_run = terret_command_executor_real_prepare_run;
 
-  /* Their docs come from the table, too (terret-settings-docgen.c). */
+  /* The settings both engines share, and their docs, come from one table
+   * (settings/terret-common-settings.c). */
   _terret_settings_install (object_class, TERRET_ENGINE_COMMAND);
 }
 

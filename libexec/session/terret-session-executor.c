@@ -611,7 +611,8 @@ terret_session_executor_class_init (TerretSessionExecutorClass *klass)
   klass->describe_containment = terret_session_executor_real_describe_containment;
   klass->explain_outcome = terret_session_executor_real_explain_outcome;
 
-  /* Their docs come from the table, too (terret-settings-docgen.c). */
+  /* The settings both engines share, and their docs, come from one table
+   * (settings/terret-common-settings.c). */
   _terret_settings_install (object_class, TERRET_ENGINE_SESSION);
 }
 
