@@ -24,6 +24,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/ipc.h>
+#include <sys/prctl.h>
 #include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -34,6 +35,8 @@
 
 #include <gio/gio.h>
 #include <glib/gstdio.h>
+
+#include <json-glib/json-glib.h>
 
 #include "terret-test-utils.h"
 
@@ -225,7 +228,8 @@ test_private_tmp (gconstpointer data)
   g_test_summary ("The host's /tmp is not the sandbox's.");
   SKIP_WITHOUT_SANDBOX (data);
 
-  fd = g_file_open_tmp ("terret-host-XXXXXX", &host_file, NULL);
+  host_file = g_strdup ("/tmp/terret-host-XXXXXX");
+  fd = g_mkstemp (host_file);
   g_assert_cmpint (fd, >=, 0);
   close (fd);
   executor = new_executor (data, settings);
@@ -582,6 +586,13 @@ write_socket_list (Targets *t)
   g_assert_true (g_file_set_contents (t->socket_list, list->str, -1, NULL));
 }
 
+/* A target process must not outlive a test that failed midway. */
+static void
+die_with_test (gpointer data)
+{
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+}
+
 static Targets *
 targets_new (void)
 {
@@ -616,7 +627,8 @@ targets_new (void)
 
   g_assert_true (g_spawn_async (t->outside, (char **)sleep_argv, NULL,
                                 G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD |
-                                G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, &t->target, NULL));
+                                G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                                die_with_test, NULL, &t->target, NULL));
 
   t->key_description = g_strdup_printf ("terret-test-%d", (int)getpid ());
   t->key = syscall (SYS_add_key, "user", t->key_description, t->secret, strlen (t->secret),
@@ -913,13 +925,366 @@ add_escape_tests (void)
       }
 }
 
+/* --- Credential stores, unix sockets, sessions, leftovers, refusals ---- */
+
+static char *
+write_home_file (const char *relative,
+                 const char *contents)
+{
+  g_autofree char *path = g_build_filename (g_get_home_dir (), relative, NULL);
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (path, contents, -1, NULL));
+  return g_steal_pointer (&path);
+}
+
+static void
+test_credential_stores (gconstpointer data)
+{
+  const char *stores[] = {
+    ".aws/credentials", ".azure/accessTokens.json", ".config/gcloud/credentials.db",
+    ".kube/config", ".docker/config.json", ".netrc", ".git-credentials", ".npmrc", ".pypirc",
+    ".cargo/credentials.toml", ".config/gh/hosts.yml", ".ssh/id_ed25519", ".gnupg/secring.gpg",
+  };
+  g_autofree char *extra = write_home_file ("project/.env", "extra-secret\n");
+  g_autofree char *hidden = g_strdup_printf ("hidden=%s", extra);
+  g_autoptr(GString) command = g_string_new (NULL);
+  g_autoptr(GString) visible = g_string_new (NULL);
+  g_autoptr(GString) expected = g_string_new (NULL);
+
+  g_test_summary ("Under a sandbox the credential stores in HOME are hidden by default; hidden "
+                  "adds to the defaults; unhide leaves one default visible, and must name one.");
+  SKIP_WITHOUT_SANDBOX (data);
+
+  for (guint i = 0; i < G_N_ELEMENTS (stores); i++)
+    {
+      g_autofree char *path = write_home_file (stores[i], "stored-secret\n");
+
+      g_string_append_printf (command, "echo \"%s:$(cat '%s' 2>/dev/null)\"; ", stores[i], path);
+      g_string_append_printf (visible, "%s:stored-secret\n", stores[i]);
+      /* ~/.netrc is unhidden below. */
+      g_string_append_printf (expected, "%s:%s\n", stores[i],
+                              g_str_equal (stores[i], ".netrc") ? "stored-secret" : "");
+    }
+  g_string_append_printf (command, "echo \"extra:$(cat '%s')\"", extra);
+  g_string_append (visible, "extra:extra-secret\n");
+  g_string_append (expected, "extra:\n");
+
+  {
+    /* The files are there to read without a sandbox. */
+    g_autoptr(TerretExecutor) executor = new_executor (data, NULL);
+    g_autofree char *text = run_text (executor, command->str);
+
+    g_assert_cmpstr (text, ==, visible->str);
+  }
+  {
+    const char *settings[] = { "sandbox=read-only", hidden, "unhide=~/.netrc", NULL };
+    g_autoptr(TerretExecutor) executor = new_executor (data, settings);
+    g_autofree char *text = run_text (executor, command->str);
+
+    g_assert_cmpstr (text, ==, expected->str);
+  }
+  {
+    const char *settings[] = { "sandbox=read-only", "unhide=~/.not-a-default", NULL };
+    g_autoptr(TerretExecutor) executor = new_executor (data, settings);
+    g_autoptr(TerretRequest) request = terret_request_new ("echo never");
+    g_autoptr(TerretResult) result = NULL;
+    g_autoptr(GError) error = NULL;
+
+    result = terret_executor_run (executor, request, NULL, &error);
+    g_assert_null (result);
+    g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG);
+    assert_contains (error->message, "~/.not-a-default");
+  }
+}
+
+static void
+test_allow_unix_sockets (gconstpointer data)
+{
+  g_autoptr(Targets) t = NULL;
+  g_autofree char *other_dir = NULL;
+  g_autofree char *other_path = NULL;
+  g_autoptr(Listener) other = NULL;
+  g_autofree char *workspace = NULL;
+  g_autofree char *cwd = NULL;
+  g_autofree char *allow = NULL;
+  g_autofree char *command = NULL;
+  g_autofree char *text = NULL;
+
+  g_test_summary ("allow-unix-sockets makes the named host sockets reachable with the network "
+                  "off, and no other: not one elsewhere, not an abstract one, not any host "
+                  "service's.");
+  SKIP_WITHOUT_SANDBOX (data);
+
+  t = targets_new ();
+  /* Outside /run, where only the hiding of what listens covers it. */
+  other_dir = make_outside_dir ();
+  other_path = g_build_filename (other_dir, "other.sock", NULL);
+  other = listener_new (other_path, FALSE, "other-secret");
+  workspace = g_strdup_printf ("workspace=%s", t->workspace);
+  cwd = g_strdup_printf ("cwd=%s", t->workspace);
+  allow = g_strdup_printf ("allow-unix-sockets=%s", t->path_listener->path);
+  {
+    g_autofree char *attempts = expand ("@PROBE@ connect @SOCKET@; @PROBE@ connect-abstract "
+                                        "@ABSTRACT@; grep -v @SOCKET@ @SOCKET_LIST@ > others; "
+                                        "@PROBE@ connect-all others", t);
+
+    command = g_strdup_printf ("%s; %s connect %s", attempts, t->probe, other_path);
+  }
+
+  {
+    const char *settings[] = { "sandbox=workspace-write", workspace, cwd, allow, NULL };
+    g_autoptr(TerretExecutor) executor = new_executor (data, settings);
+
+    text = run_text (executor, command);
+  }
+  {
+    g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+
+    g_assert_cmpuint (g_strv_length (lines), >=, 4);
+    g_assert_true (g_str_has_prefix (lines[0], "escaped: "));
+    assert_contains (lines[0], t->secret);
+    for (guint i = 1; lines[i] != NULL && *lines[i] != '\0'; i++)
+      if (!g_str_has_prefix (lines[i], "refused: "))
+        g_error ("a socket not allowed was reached: %s", text);
+  }
+  g_assert_cmpint (g_atomic_int_get (&other->accepted), ==, 0);
+  g_assert_cmpint (g_atomic_int_get (&t->abstract_listener->accepted), ==, 0);
+
+  {
+    const char *settings[] = { "sandbox=workspace-write", workspace,
+                               "allow-unix-sockets=/nonexistent.sock", NULL };
+    g_autoptr(TerretExecutor) executor = new_executor (data, settings);
+    g_autoptr(TerretRequest) request = terret_request_new ("echo never");
+    g_autoptr(TerretResult) result = NULL;
+    g_autoptr(GError) error = NULL;
+
+    result = terret_executor_run (executor, request, NULL, &error);
+    g_assert_null (result);
+    g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG);
+    assert_contains (error->message, "/nonexistent.sock");
+  }
+  g_unlink (other_path);
+  g_rmdir (other_dir);
+}
+
+static void
+test_session_cannot_loosen (void)
+{
+  /* What a command can change in its shell, each followed by attempts
+   * that must keep failing. */
+  const char *changes[] = {
+    "cd /", "export LD_PRELOAD=/nonexistent.so", "umask 000", "ulimit -n 64", "trap '' HUP INT",
+    "exec 7<>/dev/null", "unset PATH; PATH=/usr/sbin:/usr/bin:/sbin:/bin", "set +m",
+    "export BWRAP=/bin/true TERRET_LAUNCHER=/bin/true", "enable -n kill", "alias cd=true",
+    "unshare --user --map-root-user true; true", "hash -r",
+  };
+  g_autoptr(Targets) t = NULL;
+  g_autofree char *workspace = NULL;
+  g_autofree char *cwd = NULL;
+  g_autoptr(TerretExecutor) executor = NULL;
+  g_autofree char *first_pid = NULL;
+
+  g_test_summary ("A sandboxed pty session cannot loosen its own sandbox: over many runs, each "
+                  "changing the shell's state, the same shell stays under the same filter and "
+                  "every attempt keeps failing.");
+  SKIP_WITHOUT_SANDBOX ("pty");
+
+  t = targets_new ();
+  workspace = g_strdup_printf ("workspace=%s", t->workspace);
+  cwd = g_strdup_printf ("cwd=%s", t->workspace);
+  {
+    const char *settings[] = { "sandbox=workspace-write", workspace, cwd, NULL };
+
+    executor = new_executor ("pty", settings);
+  }
+  first_pid = run_text (executor, "echo $$");
+
+  for (guint round = 0; round < 3; round++)
+    for (guint i = 0; i < G_N_ELEMENTS (changes); i++)
+      {
+        g_autofree char *attempts = NULL;
+        g_autofree char *command = NULL;
+        g_autofree char *text = NULL;
+
+        attempts = expand ("echo $$; grep -E '^(NoNewPrivs|Seccomp):' /proc/self/status | "
+                           "tr -s '\\t' ' '; @PROBE@ connect @SOCKET@; @PROBE@ keyring @KEY@; "
+                           "@PROBE@ unshare; { echo changed > @OUTSIDE_FILE@; } 2>/dev/null || "
+                           "echo refused: write", t);
+        command = g_strdup_printf ("%s; %s", changes[i], attempts);
+        text = run_text (executor, command);
+        assert_contains (text, first_pid);
+        assert_contains (text, "NoNewPrivs: 1\nSeccomp: 2\n");
+        if (strstr (text, "escaped") != NULL)
+          g_error ("after “%s”, run %u escaped: %s", changes[i], round, text);
+      }
+  g_assert_false (listener_reached (t));
+  g_assert_false (file_changed (t));
+}
+
+static void
+test_leftovers_contained (gconstpointer data)
+{
+  const char *backend = data;
+  /* Waits for the run's end (oneshot: its shell exits; pty: the go file
+   * the test makes after the run), then tries. */
+  const char *leftover =
+    "( while [ ! -e go ] && kill -0 $$ 2>/dev/null; do sleep 0.05; done; "
+    "@PROBE@ connect @SOCKET@ > later.tmp 2>&1; @PROBE@ keyring @KEY@ >> later.tmp 2>&1; "
+    "@PROBE@ kill @PID@ >> later.tmp 2>&1; mv later.tmp later ) & echo started";
+
+  g_test_summary ("What a sandboxed command leaves running is as contained as the command: it "
+                  "tries after the run ended and fails, where unsandboxed it gets through.");
+  SKIP_WITHOUT_SANDBOX (backend);
+
+  for (guint sandboxed = 0; sandboxed <= 1; sandboxed++)
+    {
+      g_autoptr(Targets) t = targets_new ();
+      g_autofree char *workspace = g_strdup_printf ("workspace=%s", t->workspace);
+      g_autofree char *cwd = g_strdup_printf ("cwd=%s", t->workspace);
+      /* oneshot: bash's end does not end a run while something holds its
+       * output, for as long as drain-grace. */
+      const char *settings[] = { sandboxed ? "sandbox=workspace-write" : "sandbox=none",
+                                 workspace, cwd,
+                                 g_str_equal (backend, "oneshot") ? "drain-grace=60" : NULL,
+                                 NULL };
+      g_autoptr(TerretExecutor) executor = new_executor (backend, settings);
+      g_autofree char *command = expand (leftover, t);
+      g_autofree char *started = run_text (executor, command);
+      g_autofree char *go = g_build_filename (t->workspace, "go", NULL);
+      g_autofree char *later = NULL;
+
+      assert_contains (started, "started");
+      g_assert_true (g_file_set_contents (go, "", -1, NULL));
+      later = run_text (executor, "while [ ! -e later ]; do sleep 0.05; done; cat later");
+      if (!sandboxed)
+        {
+          /* The proof: the same leftover gets through without a sandbox. */
+          assert_contains (later, "escaped");
+          g_assert_true (listener_reached (t));
+          g_assert_true (target_killed (t));
+        }
+      else
+        {
+          if (strstr (later, "escaped") != NULL)
+            g_error ("a leftover escaped: %s", later);
+          g_assert_false (listener_reached (t));
+          g_assert_false (target_killed (t));
+        }
+      terret_executor_close_all (executor);
+    }
+}
+
+/* A sandbox bwrap cannot make (run as a user a user namespace does not
+ * map, so bwrap may not make another): the refusal is `unavailable` in
+ * bwrap's own words, from a run, from --check and from serve. */
+static void
+test_refusal_says_why (void)
+{
+  g_autofree char *unshare = g_find_program_in_path ("unshare");
+  g_autofree char *bwrap = g_find_program_in_path ("bwrap");
+  g_autofree char *words = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  g_test_summary ("When bwrap cannot set up the sandbox, runs, --check and serve fail "
+                  "unavailable with bwrap's own words.");
+  if (unshare == NULL || bwrap == NULL)
+    {
+      g_test_skip ("needs unshare and bwrap");
+      return;
+    }
+
+  {
+    /* What bwrap itself says there, found by running it. */
+    const char *argv[] = { unshare, "--user", bwrap, "--ro-bind", "/", "/", "true", NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **)argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+                                 NULL, NULL, &err, &status, &error));
+    g_assert_no_error (error);
+    if (g_spawn_check_wait_status (status, NULL) || !g_str_has_prefix (err, "bwrap: "))
+      {
+        g_autofree char *skip = g_strdup_printf ("bwrap does not fail in an unmapped user "
+                                                 "namespace here: %s", err);
+
+        g_test_skip (skip);
+        return;
+      }
+    words = g_strdup (g_strstrip (err));
+    g_clear_pointer (&err, g_free);
+  }
+
+  {
+    const char *argv[] = { unshare, "--user", terret_test_cli_path (), "--backend", "oneshot",
+                           "--set", "sandbox=read-only", "-c", "echo never", NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out,
+                                 &err, &status, &error));
+    g_assert_no_error (error);
+    g_assert_false (g_spawn_check_wait_status (status, NULL));
+    g_assert_cmpstr (out, ==, "");
+    assert_contains (err, "Could not set up the sandbox");
+    assert_contains (err, words);
+    g_clear_pointer (&out, g_free);
+    g_clear_pointer (&err, g_free);
+  }
+  {
+    const char *argv[] = { unshare, "--user", terret_test_cli_path (), "--check", "--backend",
+                           "pty", "--set", "sandbox=read-only", NULL };
+
+    g_assert_true (g_spawn_sync (NULL, (char **)argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL,
+                                 NULL, &out, NULL, &status, &error));
+    g_assert_no_error (error);
+    g_assert_false (g_spawn_check_wait_status (status, NULL));
+    assert_contains (out, "probe: FAILED: ");
+    assert_contains (out, words);
+    g_clear_pointer (&out, g_free);
+  }
+  {
+    const char *argv[] = { "sh", "-c", "echo '{\"id\":\"r1\",\"command\":\"echo never\"}' | "
+                           "exec \"$0\" --user \"$1\" serve --backend oneshot --set sandbox=read-only",
+                           unshare, terret_test_cli_path (), NULL };
+    g_autoptr(JsonNode) node = NULL;
+    JsonObject *response, *failure;
+
+    g_assert_true (g_spawn_sync (NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out,
+                                 NULL, &status, &error));
+    g_assert_no_error (error);
+    node = json_from_string (out, &error);
+    g_assert_no_error (error);
+    response = json_node_get_object (node);
+    g_assert_cmpstr (json_object_get_string_member (response, "id"), ==, "r1");
+    g_assert_false (json_object_get_boolean_member (response, "ok"));
+    failure = json_object_get_object_member (response, "error");
+    g_assert_cmpstr (json_object_get_string_member (failure, "code"), ==, "unavailable");
+    assert_contains (json_object_get_string_member (failure, "message"), words);
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
 {
   const char *backends[] = { "pty", "oneshot" };
 
-  terret_test_init (&argc, &argv);
+  /* The test's own files, HOME included, on the host's filesystem and
+   * not under /tmp, which the sandbox replaces with its own: what the
+   * sandbox hides must be hidden by it, not by that. For this process
+   * alone (GLib keeps the directory it found first); what it runs gets
+   * the TMPDIR it had. */
+  {
+    g_autofree char *tmpdir = g_strdup (g_getenv ("TMPDIR"));
+
+    g_setenv ("TMPDIR", "/var/tmp", TRUE);
+    terret_test_init (&argc, &argv);
+    if (tmpdir != NULL)
+      g_setenv ("TMPDIR", tmpdir, TRUE);
+    else
+      g_unsetenv ("TMPDIR");
+  }
 
   for (guint i = 0; i < G_N_ELEMENTS (backends); i++)
     {
@@ -928,6 +1293,9 @@ main (int   argc,
         { "private-tmp", test_private_tmp }, { "network", test_network },
         { "environment", test_environment }, { "processes-and-hidden", test_processes_and_hidden },
         { "missing-bwrap", test_missing_bwrap },
+        { "credential-stores", test_credential_stores },
+        { "allow-unix-sockets", test_allow_unix_sockets },
+        { "leftovers-contained", test_leftovers_contained },
       };
 
       for (guint t = 0; t < G_N_ELEMENTS (tests); t++)
@@ -947,6 +1315,8 @@ main (int   argc,
   }
   add_escape_tests ();
   g_test_add_func ("/sandbox/pty/session-persists", test_session_persists);
+  g_test_add_func ("/sandbox/pty/session-cannot-loosen", test_session_cannot_loosen);
+  g_test_add_func ("/sandbox/refusal-says-why", test_refusal_says_why);
   g_test_add_func ("/sandbox/check", test_check_cli);
 
   return g_test_run ();

@@ -353,7 +353,9 @@ add_pair (GPtrArray  *argv,
 }
 
 /* Hides @path, which exists: an empty directory over a directory,
- * /dev/null over anything else. */
+ * /dev/null over anything else, so a file reads as empty (a device on a
+ * plain bind, which is nodev, could not be opened at all, and a program
+ * reading its configuration would fail on it). */
 static void
 add_hidden (GPtrArray  *argv,
             const char *path)
@@ -365,7 +367,7 @@ add_hidden (GPtrArray  *argv,
     }
   else
     {
-      add (argv, "--ro-bind");
+      add (argv, "--dev-bind");
       add (argv, "/dev/null");
       add (argv, path);
     }
@@ -605,9 +607,7 @@ add_unix_socket_policy (GPtrArray             *argv,
           (settings->sandbox != TERRET_SANDBOX_NONE && path_is_under (real, "/tmp")) ||
           !is_socket (real))
         continue;
-      add (argv, "--ro-bind");
-      add (argv, "/dev/null");
-      add (argv, real);
+      add_hidden (argv, real);
     }
   return g_steal_pointer (&back);
 }
