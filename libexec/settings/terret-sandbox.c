@@ -454,8 +454,10 @@ add_existing (GPtrArray  *hidden,
               const char *path)
 {
   g_autofree char *real = NULL;
+  struct stat st;
 
-  if (!g_path_is_absolute (path) || (real = realpath (path, NULL)) == NULL)
+  /* One stat for the many defaults not on this host, before resolving. */
+  if (!g_path_is_absolute (path) || stat (path, &st) < 0 || (real = realpath (path, NULL)) == NULL)
     return;
   if (!str_in (hidden, real))
     g_ptr_array_add (hidden, g_steal_pointer (&real));
