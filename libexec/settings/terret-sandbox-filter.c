@@ -216,13 +216,14 @@ build (TerretSandboxFilter   flags,
 
   if (compat_id != 0)
     {
-      /* The compat ABI in a context of its own, merged in: on i386,
-       * libseccomp writes a rule on socket() with an argument as a rule on
-       * socketcall() comparing the *call number*, since socketcall's
-       * arguments are behind a pointer no filter can read. So there, with
-       * the network off, socket() is refused whatever the family (even
-       * under allow-unix-sockets), through both entries; socketpair(),
-       * its own call number, still works. */
+      /* The compat ABI in a context of its own, merged in, for its socket
+       * rule: on i386, libseccomp writes a rule on socket() with an
+       * argument also as one on socketcall(), comparing the argument with
+       * the *call number*, since socketcall's arguments are behind a
+       * pointer no filter can read. So there the rule takes no argument:
+       * with the network off, socket() is refused whatever the family
+       * (even under allow-unix-sockets), through both entries, and
+       * socketpair(), a call number of its own, still works. */
       compat = seccomp_init (SCMP_ACT_ALLOW);
       if (compat == NULL)
         {
