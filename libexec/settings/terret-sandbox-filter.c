@@ -184,6 +184,20 @@ compat_arch (void)
     }
 }
 
+/* Any ABI not named is killed on its first call rather than let through
+ * unfiltered: the whole process where libseccomp knows the kernel has
+ * that action, else the calling thread (libseccomp asks the running
+ * kernel, and a tool in between, such as valgrind, may not answer). */
+static int
+set_bad_arch_action (scmp_filter_ctx ctx)
+{
+  int ret = seccomp_attr_set (ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+
+  if (ret == -EINVAL)
+    ret = seccomp_attr_set (ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL);
+  return ret;
+}
+
 static int
 build (TerretSandboxFilter   flags,
        GBytes              **out)
@@ -195,12 +209,10 @@ build (TerretSandboxFilter   flags,
   off_t size;
   int ret;
 
-  /* Any ABI not named here is killed on its first call rather than let
-   * through unfiltered. */
   ctx = seccomp_init (SCMP_ACT_ALLOW);
   if (ctx == NULL)
     return -ENOMEM;
-  if ((ret = seccomp_attr_set (ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS)) < 0)
+  if ((ret = set_bad_arch_action (ctx)) < 0)
     goto out;
   /* x32 shares x86_64's argument layout; added (where the kernel lacks
    * it, its calls simply never come) so its numbers meet the same rules. */
@@ -232,7 +244,7 @@ build (TerretSandboxFilter   flags,
         }
       if ((ret = seccomp_arch_remove (compat, SCMP_ARCH_NATIVE)) < 0 ||
           (ret = seccomp_arch_add (compat, compat_id)) < 0 ||
-          (ret = seccomp_attr_set (compat, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS)) < 0)
+          (ret = set_bad_arch_action (compat)) < 0)
         goto out;
       if ((flags & TERRET_SANDBOX_FILTER_ESCAPES) && (ret = add_refusals (compat)) < 0)
         goto out;
