@@ -663,9 +663,11 @@ targets_free (Targets *t)
                                                t->socket_dir);
   int status;
 
-  kill (t->target, SIGKILL);
-  waitpid (t->target, &status, 0);
-  g_spawn_close_pid (t->target);
+  if (t->target > 0)
+    {
+      kill (t->target, SIGKILL);
+      waitpid (t->target, &status, 0);
+    }
   if (t->key >= 0)
     syscall (SYS_keyctl, 21 /* KEYCTL_INVALIDATE */, t->key);
   mq_unlink (t->mqueue);
@@ -729,12 +731,24 @@ file_changed (Targets *t)
          !g_str_equal (contents, "host\n");
 }
 
+/* A SIGKILL is delivered, not done, when kill() returns: the target is
+ * given a moment to become reapable (a second, where it was not sent). */
 static gboolean
 target_killed (Targets *t)
 {
   int status;
 
-  return waitpid (t->target, &status, WNOHANG) == t->target;
+  for (guint i = 0; i < 200; i++)
+    {
+      if (waitpid (t->target, &status, WNOHANG) == t->target)
+        {
+          /* Reaped: nothing for targets_free() to kill or wait for. */
+          t->target = 0;
+          return TRUE;
+        }
+      g_usleep (5000);
+    }
+  return FALSE;
 }
 
 static gboolean
