@@ -553,7 +553,10 @@ typedef struct
   Listener *path_listener;
   Listener *abstract_listener;
   char *abstract_name;
-  GPid target;                  /* a process of the host's, its cwd outside */
+  GPid target;                  /* a process of the host's, its cwd outside: cat, which
+                                 * echoes what it is sent for as long as it lives */
+  int target_in;
+  int target_out;
   long key;                     /* in the test's user keyring, or -1 */
   char *key_description;
   char *mqueue;                 /* a POSIX message queue holding the secret */
@@ -603,7 +606,7 @@ targets_new (void)
   struct mq_attr attr = { 0, 1, 64, 0, { 0 } };
   mqd_t queue;
   char *segment;
-  const char *sleep_argv[] = { "sleep", "1000", NULL };
+  const char *cat_argv[] = { "cat", NULL };
 
   t->secret = g_strdup_printf ("secret-%u", g_random_int ());
   t->workspace = make_outside_dir ();
@@ -625,10 +628,11 @@ targets_new (void)
   t->abstract_name = g_strdup_printf ("terret-test-%d-%u", (int)getpid (), g_random_int ());
   t->abstract_listener = listener_new (t->abstract_name, TRUE, t->secret);
 
-  g_assert_true (g_spawn_async (t->outside, (char **)sleep_argv, NULL,
-                                G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD |
-                                G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
-                                die_with_test, NULL, &t->target, NULL));
+  g_assert_true (g_spawn_async_with_pipes (t->outside, (char **)cat_argv, NULL,
+                                           G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD |
+                                           G_SPAWN_STDERR_TO_DEV_NULL,
+                                           die_with_test, NULL, &t->target, &t->target_in,
+                                           &t->target_out, NULL, NULL));
 
   t->key_description = g_strdup_printf ("terret-test-%d", (int)getpid ());
   t->key = syscall (SYS_add_key, "user", t->key_description, t->secret, strlen (t->secret),
@@ -668,6 +672,8 @@ targets_free (Targets *t)
       kill (t->target, SIGKILL);
       waitpid (t->target, &status, 0);
     }
+  close (t->target_in);
+  close (t->target_out);
   if (t->key >= 0)
     syscall (SYS_keyctl, 21 /* KEYCTL_INVALIDATE */, t->key);
   mq_unlink (t->mqueue);
@@ -731,24 +737,25 @@ file_changed (Targets *t)
          !g_str_equal (contents, "host\n");
 }
 
-/* A SIGKILL is delivered, not done, when kill() returns: the target is
- * given a moment to become reapable (a second, where it was not sent). */
+/* Whether the target was killed: alive, it echoes the byte it is sent.
+ * A SIGKILL the probe sent is pending by the time the probe answered, and
+ * a process with SIGKILL pending never runs again, so the echo decides
+ * without a clock: a byte back, alive; end of file, killed. */
 static gboolean
 target_killed (Targets *t)
 {
+  char byte = 'x';
   int status;
 
-  for (guint i = 0; i < 200; i++)
-    {
-      if (waitpid (t->target, &status, WNOHANG) == t->target)
-        {
-          /* Reaped: nothing for targets_free() to kill or wait for. */
-          t->target = 0;
-          return TRUE;
-        }
-      g_usleep (5000);
-    }
-  return FALSE;
+  if (t->target == 0)
+    return TRUE;
+  if (write (t->target_in, &byte, 1) == 1 && read (t->target_out, &byte, 1) == 1)
+    return FALSE;
+  /* Reaped here: nothing for targets_free() to kill or wait for. */
+  g_assert_cmpint (waitpid (t->target, &status, 0), ==, t->target);
+  g_assert_true (WIFSIGNALED (status) && WTERMSIG (status) == SIGKILL);
+  t->target = 0;
+  return TRUE;
 }
 
 static gboolean
@@ -1307,6 +1314,9 @@ main (int   argc,
       char *argv[])
 {
   const char *backends[] = { "pty", "oneshot" };
+
+  /* A killed target's pipe must be an error to write to, not a signal. */
+  signal (SIGPIPE, SIG_IGN);
 
   /* The test's own files, HOME included, on the host's filesystem and
    * not under /tmp, which the sandbox replaces with its own: what the
