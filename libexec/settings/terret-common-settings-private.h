@@ -55,8 +55,10 @@ typedef struct
   TerretSandbox sandbox;
   char *workspace;              /* (nullable) the cwd setting, else the host's */
   GStrv writable;               /* (nullable) */
-  GStrv hidden;                 /* (nullable) NULL: the defaults under a sandbox */
+  GStrv hidden;                 /* (nullable) hidden besides the defaults */
+  GStrv unhide;                 /* (nullable) defaults left visible on purpose */
   TerretNetwork network;
+  GStrv allow_unix_sockets;     /* (nullable) host sockets reachable with the network off */
   TerretEnvPolicy env_policy;
   GStrv env_exclude;            /* (nullable) NULL: the defaults under a sandbox */
 } TerretSettings;

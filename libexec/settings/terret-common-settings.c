@@ -224,17 +224,34 @@ static const TerretSettingDef defs[] = {
   {
     .name = "hidden", .kind = TERRET_SETTING_STRV, .engines = BOTH, .offset = FIELD (hidden),
     .defaults = SAME (list, NULL),
-    .blurb = { "Paths made invisible under a sandbox (unset: ~/.ssh, ~/.gnupg, and the host's "
-               "D-Bus, ssh-agent, X11 and Wayland sockets)" },
-    .doc = "A directory is covered by an empty one, anything else by `/dev/null`.",
+    .blurb = { "Paths made invisible under a sandbox besides the defaults (credential stores: "
+               "~/.ssh, ~/.gnupg, ~/.aws, ~/.kube, ~/.netrc and the like; the host's agent, D-Bus, "
+               "display and container engine sockets); ~/ is HOME" },
+    .doc = "A directory is covered by an empty one, anything else by `/dev/null`, so a file "
+           "reads as empty.",
+    .since = { "0.2", "0.2" },
+  },
+  {
+    .name = "unhide", .kind = TERRET_SETTING_STRV, .engines = BOTH, .offset = FIELD (unhide),
+    .defaults = SAME (list, NULL),
+    .blurb = { "Paths hidden by default left visible on purpose, each one of the defaults "
+               "(terret-exec --check lists them); ~/ is HOME" },
     .since = { "0.2", "0.2" },
   },
   {
     .name = "network", .kind = TERRET_SETTING_ENUM, .engines = BOTH, .offset = FIELD (network),
     .enum_type = terret_network_get_type, .defaults = SAME (choice, TERRET_NETWORK_DEFAULT),
-    .blurb = { "on, off (a network namespace with loopback only), or default: off under a "
-               "sandbox, on without one" },
+    .blurb = { "on, off (a network namespace with loopback only, and no unix socket: those reach "
+               "the host's services), or default: off under a sandbox, on without one" },
     .doc = "Off holds without a filesystem sandbox too.",
+    .since = { "0.2", "0.2" },
+  },
+  {
+    .name = "allow-unix-sockets", .kind = TERRET_SETTING_STRV, .engines = BOTH,
+    .offset = FIELD (allow_unix_sockets), .defaults = SAME (list, NULL),
+    .blurb = { "Host unix sockets reachable with the network off: unix sockets are allowed "
+               "again, /run is emptied and every other socket a host service listens on is "
+               "hidden (unset: none)" },
     .since = { "0.2", "0.2" },
   },
   {
