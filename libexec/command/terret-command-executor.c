@@ -330,19 +330,12 @@ terret_command_executor_run_async (TerretExecutor      *executor,
     }
 
   settings = _terret_settings_store_snapshot (&priv->settings);
-  {
-    g_autoptr(GBytes) filter = NULL;
-    g_autofree char *key = NULL;
-    g_auto(GStrv) wrapper = _terret_sandbox_build_wrapper (settings, &filter, &key, &error);
-
-    if (error != NULL)
-      {
-        g_task_return_error (task, g_steal_pointer (&error));
-        return;
-      }
-    launcher_link = _terret_launcher_link_pool_get (&priv->links, key,
-                                                    (const char * const *)wrapper, filter);
-  }
+  launcher_link = _terret_sandbox_get_link (settings, &priv->links, &error);
+  if (launcher_link == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
 
   run = _terret_command_run_new (&run_funcs, self, g_object_ref (task), request,
                                  _terret_run_plan_new (settings, request));

@@ -89,27 +89,6 @@ G_DEFINE_ABSTRACT_TYPE_WITH_CODE (TerretSessionExecutor, terret_session_executor
 
 /* --- Starting shells ------------------------------------------------------ */
 
-/* The launcher a shell with @settings starts under: inside the sandbox
- * they ask for, if any. */
-static TerretLauncherLink *
-get_link (TerretSessionExecutor  *self,
-          TerretSettings         *settings,
-          GError                **error)
-{
-  TerretSessionExecutorPrivate *priv = terret_session_executor_get_instance_private (self);
-  g_autoptr(GError) local_error = NULL;
-  g_autoptr(GBytes) filter = NULL;
-  g_autofree char *key = NULL;
-  g_auto(GStrv) wrapper = _terret_sandbox_build_wrapper (settings, &filter, &key, &local_error);
-
-  if (local_error != NULL)
-    {
-      g_propagate_error (error, g_steal_pointer (&local_error));
-      return NULL;
-    }
-  return _terret_launcher_link_pool_get (&priv->links, key, (const char * const *)wrapper, filter);
-}
-
 /* A session found no shell: what its new one starts with, from the
  * settings the run started with, adjusted by the subclass. */
 static TerretLauncher *
@@ -121,10 +100,11 @@ start_shell (TerretShellSession  *session,
 {
   TerretSessionExecutor *self = user_data;
   TerretSessionExecutorClass *klass = TERRET_SESSION_EXECUTOR_GET_CLASS (self);
+  TerretSessionExecutorPrivate *priv = terret_session_executor_get_instance_private (self);
   g_autoptr(TerretLauncherLink) launcher_link = NULL;
   g_autoptr(TerretLauncher) launcher = NULL;
 
-  launcher_link = get_link (self, settings, error);
+  launcher_link = _terret_sandbox_get_link (settings, &priv->links, error);
   if (launcher_link == NULL)
     return NULL;
 

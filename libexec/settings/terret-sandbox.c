@@ -605,6 +605,31 @@ _terret_sandbox_build_wrapper (const TerretSettings  *settings,
   return (char **)g_ptr_array_free (g_steal_pointer (&argv), FALSE);
 }
 
+/*
+ * _terret_sandbox_get_link:
+ *
+ * The launcher a process under @settings starts from, out of @pool: the
+ * one inside the sandbox they ask for, started when the policy is first
+ * asked for. Fails as _terret_sandbox_build_wrapper() does.
+ */
+TerretLauncherLink *
+_terret_sandbox_get_link (const TerretSettings    *settings,
+                          TerretLauncherLinkPool  *pool,
+                          GError                 **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(GBytes) filter = NULL;
+  g_autofree char *key = NULL;
+  g_auto(GStrv) wrapper = _terret_sandbox_build_wrapper (settings, &filter, &key, &local_error);
+
+  if (local_error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
+  return _terret_launcher_link_pool_get (pool, key, (const char * const *)wrapper, filter);
+}
+
 /* What is not blocked under @settings, said plainly; NULL when nothing. */
 static char *
 describe_not_blocked (const TerretSettings *settings)
