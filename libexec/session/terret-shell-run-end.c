@@ -91,7 +91,7 @@ _terret_shell_run_limits_hit (TerretShellRun *run)
 {
   TerretProcess *process = terret_shell_channel_get_process (run->host.channel);
 
-  if (run->settings->limits[0] == 0 && run->settings->limits[1] == 0)
+  if (run->plan->settings->limit_memory == 0 && run->plan->settings->limit_processes == 0)
     return TERRET_LIMIT_NONE;
 
   return process != NULL ? _terret_process_get_limits_hit (process) : TERRET_LIMIT_NONE;
@@ -105,16 +105,11 @@ run_note_limits (TerretShellRun *run,
                  TerretResult   *result,
                  int             wait_status)
 {
-  TerretLimits hit = _terret_shell_run_limits_hit (run) & ~run->limits_before;
-  g_autofree char *notice = NULL;
+  TerretLimits hit = _terret_run_plan_note_limits (run->plan, result,
+                                                   _terret_shell_run_limits_hit (run) &
+                                                   ~run->limits_before,
+                                                   wait_status);
 
-  if (wait_status >= 0)
-    hit |= _terret_settings_limits_from_status (run->settings, wait_status);
-  if (hit == TERRET_LIMIT_NONE)
-    return TRUE;
-  notice = _terret_settings_describe_limits_hit (run->settings, hit);
-  terret_result_set_limits_hit (result, hit);
-  terret_result_add_notice (result, notice);
   if ((hit & TERRET_LIMIT_PROCESSES) == 0)
     return TRUE;
   terret_result_add_notice (result, "What it started was ended with its session, so that "
@@ -204,7 +199,7 @@ _terret_shell_run_ended (TerretShellRun *run)
                                       "from earlier runs are gone.");
   else if (run->escalated)
     {
-      g_autofree char *seconds = _terret_format_seconds (run->settings->interrupt_grace);
+      g_autofree char *seconds = _terret_format_seconds (run->plan->settings->interrupt_grace);
       g_autofree char *notice = NULL;
 
       notice = g_strdup_printf ("The command was still running %ss after it was interrupted, so "
@@ -236,7 +231,7 @@ run_resend (TerretShellRun *run,
     return FALSE;
   run->resent = TRUE;
   run->recovering = FALSE;
-  g_clear_pointer (&run->command_capture, terret_stream_capture_free);
+  g_clear_pointer (&run->command_capture, _terret_stream_capture_free);
   if (run->spool != NULL)
     _terret_spool_truncate (run->spool, 0);
   _terret_shell_run_start (run, kind);
@@ -250,7 +245,7 @@ run_complete_replaced (TerretShellRun *run)
 
   if (run->command_capture != NULL)
     {
-      terret_stream_capture_free (run->capture);
+      _terret_stream_capture_free (run->capture);
       run->capture = g_steal_pointer (&run->command_capture);
     }
   result = _terret_shell_run_finish_capture (run);
@@ -316,13 +311,13 @@ run_complete_command (TerretShellRun *run)
       _terret_shell_state_take_marker (run->host.state, &run->marker, run->careful);
       if (run_resend (run, EXCHANGE_COMMAND))
         return;
-      run->command_capture = _terret_shell_run_new_capture (run);
+      run->command_capture = _terret_run_plan_new_capture (run->plan);
       run_complete_broken (run, NULL);
       return;
     }
   if (run->command_capture != NULL)
     {
-      terret_stream_capture_free (run->capture);
+      _terret_stream_capture_free (run->capture);
       run->capture = g_steal_pointer (&run->command_capture);
     }
 
@@ -361,7 +356,7 @@ run_complete_broken (TerretShellRun *run,
   g_autofree char *notice = NULL;
   TerretResult *result;
 
-  terret_stream_capture_free (run->capture);
+  _terret_stream_capture_free (run->capture);
   run->capture = g_steal_pointer (&run->command_capture);
   result = _terret_shell_run_finish_capture (run);
   run_note_limits (run, result, -1);
@@ -429,7 +424,7 @@ _terret_shell_run_on_marker (TerretShellRun *run)
                                              "runs are gone.");
           if (!run_resend (run, EXCHANGE_HANDSHAKE))
             {
-              run->command_capture = _terret_shell_run_new_capture (run);
+              run->command_capture = _terret_run_plan_new_capture (run->plan);
               run_complete_broken (run, NULL);
             }
           return;

@@ -15,6 +15,7 @@
 
 #include "terret-result-private.h"
 #include "terret-shell-run-parts-private.h"
+#include "terret-utf8-private.h"
 #include "terret-util-private.h"
 
 /* Output that is certainly the command's: kept under the cap and shown
@@ -26,7 +27,7 @@ run_confirm (TerretShellRun *run,
   if (n == 0)
     return;
 
-  terret_stream_capture_append (run->capture, run->hold->data, n);
+  _terret_stream_capture_append (run->capture, run->hold->data, n);
   if (run->kind == EXCHANGE_COMMAND && run->spool != NULL)
     _terret_spool_write (run->spool, run->hold->data, n);
   /* Once detached, the run's caller has its result and nobody asked to
@@ -68,8 +69,8 @@ _terret_shell_run_feed (TerretShellRun *run,
            * them: the start of one still arriving waits here for its end.
            * Bytes never completed are released at the marker, or when the
            * run ends, as they were written. */
-          if (run->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
-            start = terret_utf8_whole_prefix (run->hold->data, start);
+          if (run->plan->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
+            start = _terret_utf8_whole_prefix (run->hold->data, start);
           run_confirm (run, start);
           return FALSE;
         }
@@ -134,16 +135,7 @@ _terret_shell_run_take_partial (TerretShellRun *run,
                                 gsize          *cut)
 {
   run_confirm (run, run->hold->len);
-  return terret_stream_capture_finish (run->capture, TRUE, dropped, cut);
-}
-
-/* A new capture for the command's output, or its next stretch, under the
- * run's capture mode. */
-TerretStreamCapture *
-_terret_shell_run_new_capture (TerretShellRun *run)
-{
-  return terret_stream_capture_new (_terret_settings_capture_mode (run->settings, run->request),
-                                    _terret_settings_capture_limit (run->settings));
+  return _terret_stream_capture_finish (run->capture, TRUE, dropped, cut);
 }
 
 static void
@@ -153,25 +145,9 @@ run_add_capture_notice (TerretShellRun *run,
                         guint64         dropped,
                         guint64         seen)
 {
-  g_autofree char *notice = NULL;
+  g_autofree char *notice = _terret_run_plan_describe_dropped (run->plan, NULL, kept, cut, dropped,
+                                                               seen);
 
-  if (dropped == 0)
-    return;
-
-  if (seen <= run->settings->max_output)
-    notice = g_strdup_printf ("the output was cut off inside a UTF-8 character; its first "
-                              "%" G_GUINT64_FORMAT " bytes were dropped.", dropped);
-  else if (cut == kept)
-    notice = g_strdup_printf ("output truncated at max-output: kept the first %" G_GSIZE_FORMAT
-                              " bytes and dropped %" G_GUINT64_FORMAT " more.", kept, dropped);
-  else if (cut == 0)
-    notice = g_strdup_printf ("output truncated at max-output: kept the last %" G_GSIZE_FORMAT
-                              " bytes and dropped %" G_GUINT64_FORMAT " earlier ones.",
-                              kept, dropped);
-  else
-    notice = g_strdup_printf ("output truncated at max-output: kept the first %" G_GSIZE_FORMAT
-                              " and the last %" G_GSIZE_FORMAT " bytes and dropped the %"
-                              G_GUINT64_FORMAT " between them.", cut, kept - cut, dropped);
   _terret_shell_run_add_notice (run, notice);
 }
 
@@ -220,11 +196,11 @@ TerretResult *
 _terret_shell_run_finish_capture (TerretShellRun *run)
 {
   g_autoptr(GBytes) output = NULL;
-  guint64 seen = terret_stream_capture_get_seen (run->capture);
+  guint64 seen = _terret_stream_capture_get_seen (run->capture);
   guint64 dropped = 0;
   gsize cut = 0;
 
-  output = terret_stream_capture_finish (run->capture, FALSE, &dropped, &cut);
+  output = _terret_stream_capture_finish (run->capture, FALSE, &dropped, &cut);
   run_add_capture_notice (run, g_bytes_get_size (output), cut, dropped, seen);
   return run_build_result (run, output, dropped, cut, TRUE);
 }
@@ -234,7 +210,7 @@ TerretResult *
 _terret_shell_run_partial_result (TerretShellRun *run)
 {
   g_autoptr(GBytes) output = NULL;
-  guint64 seen = terret_stream_capture_get_seen (run->capture) + run->hold->len;
+  guint64 seen = _terret_stream_capture_get_seen (run->capture) + run->hold->len;
   guint64 dropped = 0;
   gsize cut = 0;
 
@@ -251,21 +227,21 @@ _terret_shell_run_take_stretch (gpointer data)
   TerretShellRun *run = data;
   g_autoptr(GBytes) output = NULL;
   TerretResult *result;
-  guint64 seen = terret_stream_capture_get_seen (run->capture);
+  guint64 seen = _terret_stream_capture_get_seen (run->capture);
   guint64 dropped = 0;
   gsize cut = 0;
 
   /* Every byte in the capture is whole characters (see run_feed), so the
    * stretch ends where the output does. Each stretch is captured under
    * the run's mode on its own, up to max-output. */
-  output = terret_stream_capture_finish (run->capture, FALSE, &dropped, &cut);
+  output = _terret_stream_capture_finish (run->capture, FALSE, &dropped, &cut);
   run_add_capture_notice (run, g_bytes_get_size (output), cut, dropped, seen);
   result = run_build_result (run, output, dropped, cut, FALSE);
   terret_result_set_running (result, TRUE);
 
   g_string_truncate (run->notices, 0);
-  terret_stream_capture_free (run->capture);
-  run->capture = _terret_shell_run_new_capture (run);
+  _terret_stream_capture_free (run->capture);
+  run->capture = _terret_run_plan_new_capture (run->plan);
   run->stretch_start += seen;
 
   return result;
@@ -276,5 +252,5 @@ _terret_shell_run_has_news (gpointer data)
 {
   TerretShellRun *run = data;
 
-  return terret_stream_capture_get_seen (run->capture) > 0 || run->notices->len > 0;
+  return _terret_stream_capture_get_seen (run->capture) > 0 || run->notices->len > 0;
 }

@@ -30,15 +30,13 @@ struct _TerretShellRun
   GMainContext *context;        /* (owned) (nullable) where the session's sources are */
   GTask *task;                  /* (owned) (nullable) once detached */
   TerretRequest *request;       /* (owned) */
-  TerretSettings *settings;     /* (owned) */
+  TerretRunPlan *plan;          /* (owned) */
   GCancellable *cancellable;    /* (owned) (nullable) */
   GSource *cancel_source;       /* (owned) (nullable) */
   GSource *write_source;        /* (owned) (nullable) while the terminal is full */
 
   ExchangeKind kind;
   guint64 expected;             /* the exchange whose marker ends it */
-  TerretTimeoutAction timeout_action;
-  double timeout;               /* the command's */
   double handshake_timeout;
   GString *notices;             /* (owned) */
 
@@ -84,7 +82,6 @@ gboolean             _terret_shell_run_feed          (TerretShellRun *run,
 GBytes              *_terret_shell_run_take_partial  (TerretShellRun *run,
                                                       guint64        *dropped,
                                                       gsize          *cut);
-TerretStreamCapture *_terret_shell_run_new_capture   (TerretShellRun *run);
 TerretResult        *_terret_shell_run_finish_capture (TerretShellRun *run);
 TerretResult        *_terret_shell_run_partial_result (TerretShellRun *run);
 TerretResult        *_terret_shell_run_take_stretch  (gpointer        run);

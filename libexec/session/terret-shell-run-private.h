@@ -7,13 +7,10 @@
 
 #include <gio/gio.h>
 
-#include "terret-common-settings-private.h"
 #include "terret-launcher.h"
-#include "terret-request.h"
-#include "terret-result.h"
+#include "terret-run-plan-private.h"
 #include "terret-shell-channel.h"
 #include "terret-shell-state-private.h"
-#include "terret-spool-private.h"
 #include "terret-timers-private.h"
 
 G_BEGIN_DECLS
@@ -78,8 +75,7 @@ enum
 TerretShellRun *_terret_shell_run_new         (const TerretShellRunHost *host,
                                                GTask                    *task,
                                                TerretRequest            *request,
-                                               TerretSettings           *settings,
-                                               double                    timeout,
+                                               TerretRunPlan            *plan,
                                                GCancellable             *cancellable,
                                                TerretSpool              *spool);
 void            _terret_shell_run_add_notice  (TerretShellRun           *run,

@@ -52,16 +52,15 @@ static gboolean run_flush (TerretShellRun *run);
 /*
  * _terret_shell_run_new:
  *
- * A run of @request in the session @host describes, returning to @task;
- * it takes @task and @spool. Nothing happens until
+ * A run of @request by @plan in the session @host describes, returning
+ * to @task; it takes @task, @plan and @spool. Nothing happens until
  * _terret_shell_run_begin().
  */
 TerretShellRun *
 _terret_shell_run_new (const TerretShellRunHost *host,
                        GTask                    *task,
                        TerretRequest            *request,
-                       TerretSettings           *settings,
-                       double                    timeout,
+                       TerretRunPlan            *plan,
                        GCancellable             *cancellable,
                        TerretSpool              *spool)
 {
@@ -72,11 +71,9 @@ _terret_shell_run_new (const TerretShellRunHost *host,
   run->spool = spool;
   run->task = task;
   run->request = g_object_ref (request);
-  run->settings = _terret_settings_ref (settings);
+  run->plan = plan;
   run->cancellable = cancellable != NULL ? g_object_ref (cancellable) : NULL;
-  run->timeout = timeout;
-  run->handshake_timeout = settings->handshake_timeout;
-  run->timeout_action = terret_request_get_timeout_action (request);
+  run->handshake_timeout = plan->settings->handshake_timeout;
   run->notices = g_string_new (NULL);
   run->out = g_byte_array_new ();
   run->hold = g_byte_array_new ();
@@ -95,14 +92,14 @@ run_free (TerretShellRun *run)
   _terret_detach_clear (&run->detach);
   g_clear_object (&run->task);
   g_clear_object (&run->request);
-  g_clear_pointer (&run->settings, _terret_settings_unref);
+  g_clear_pointer (&run->plan, _terret_run_plan_free);
   g_clear_object (&run->cancellable);
   g_string_free (run->notices, TRUE);
   g_clear_pointer (&run->out, g_byte_array_unref);
   g_clear_pointer (&run->early_input, g_byte_array_unref);
   g_clear_pointer (&run->hold, g_byte_array_unref);
-  g_clear_pointer (&run->capture, terret_stream_capture_free);
-  g_clear_pointer (&run->command_capture, terret_stream_capture_free);
+  g_clear_pointer (&run->capture, _terret_stream_capture_free);
+  g_clear_pointer (&run->command_capture, _terret_stream_capture_free);
   g_clear_pointer (&run->spool, _terret_spool_unref);
   _terret_marker_clear (&run->marker);
   g_clear_pointer (&run->context, g_main_context_unref);
@@ -390,7 +387,8 @@ _terret_shell_run_interrupt (TerretShellRun *run)
   run->interrupt_written = FALSE;
 
   if (!_terret_timers_is_armed (run->host.timers, TERRET_SHELL_TIMER_ESCALATE))
-    _terret_timers_arm_in (run->host.timers, TERRET_SHELL_TIMER_ESCALATE, run->settings->interrupt_grace);
+    _terret_timers_arm_in (run->host.timers, TERRET_SHELL_TIMER_ESCALATE,
+                           run->plan->settings->interrupt_grace);
   run_flush (run);
 }
 
@@ -422,12 +420,12 @@ run_on_deadline (TerretShellRun *run)
       return;
     }
 
-  if (run->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
+  if (run->plan->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
     {
       g_autoptr(GTask) task = g_steal_pointer (&run->task);
 
       _terret_clear_source (&run->cancel_source);
-      result = _terret_detach_begin (&run->detach, run->timeout, run->host.key, TRUE);
+      result = _terret_detach_begin (&run->detach, run->plan->timeout, run->host.key, TRUE);
       g_task_return_pointer (task, result, g_object_unref);
       return;
     }
@@ -440,7 +438,7 @@ run_on_deadline (TerretShellRun *run)
   _terret_shell_run_kill_shell (run);
 
   result = _terret_shell_run_partial_result (run);
-  seconds = _terret_format_seconds (run->timeout);
+  seconds = _terret_format_seconds (run->plan->timeout);
   notice = g_strdup_printf ("Timed out after %ss; the command was interrupted and the shell "
                             "session killed, so the next run starts a fresh session.", seconds);
   terret_result_add_notice (result, notice);
@@ -506,9 +504,9 @@ run_start_shell (TerretShellRun *run)
   g_autoptr(GError) error = NULL;
   const char *argv[G_N_ELEMENTS (shell_flags) + 1];
 
-  launcher = run->host.funcs->start_shell (run->host.session, run->settings,
+  launcher = run->host.funcs->start_shell (run->host.session, run->plan->settings,
                                            &run->handshake_timeout, &error);
-  argv[0] = run->settings->shell;
+  argv[0] = run->plan->settings->shell;
   for (guint i = 0; shell_flags[i] != NULL; i++)
     argv[i + 1] = shell_flags[i];
   argv[G_N_ELEMENTS (argv) - 1] = NULL;
@@ -550,7 +548,7 @@ _terret_shell_run_start (TerretShellRun *run,
   run->kind = kind;
   run->status = -1;
   g_byte_array_set_size (run->hold, 0);
-  g_clear_pointer (&run->capture, terret_stream_capture_free);
+  g_clear_pointer (&run->capture, _terret_stream_capture_free);
   _terret_marker_clear (&run->marker);
 
   if (kind == EXCHANGE_COMMAND)
@@ -566,7 +564,7 @@ _terret_shell_run_start (TerretShellRun *run,
         line = _terret_shell_state_new_shell (run->host.state, remote);
       run->expected = 0;
       timeout = run->handshake_timeout;
-      run->capture = terret_stream_capture_new (TERRET_CAPTURE_MODE_HEAD, HANDSHAKE_OUTPUT_LIMIT);
+      run->capture = _terret_stream_capture_new (TERRET_CAPTURE_MODE_HEAD, HANDSHAKE_OUTPUT_LIMIT);
     }
   else if (kind == EXCHANGE_RECOVERY)
     {
@@ -575,7 +573,7 @@ _terret_shell_run_start (TerretShellRun *run,
       run->careful = TRUE;
       line = _terret_shell_state_recovery (run->host.state, remote, &run->expected);
       timeout = run->handshake_timeout;
-      run->capture = terret_stream_capture_new (TERRET_CAPTURE_MODE_HEAD, HANDSHAKE_OUTPUT_LIMIT);
+      run->capture = _terret_stream_capture_new (TERRET_CAPTURE_MODE_HEAD, HANDSHAKE_OUTPUT_LIMIT);
     }
   else
     {
@@ -584,8 +582,8 @@ _terret_shell_run_start (TerretShellRun *run,
       line = _terret_shell_state_request (run->host.state, terret_request_get_command (run->request),
                                           remote, run->left_open, &careful, &run->expected);
       run->careful = careful;
-      timeout = run->timeout;
-      run->capture = _terret_shell_run_new_capture (run);
+      timeout = run->plan->timeout;
+      run->capture = _terret_run_plan_new_capture (run->plan);
     }
 
   run_adopt_context (run, context);
