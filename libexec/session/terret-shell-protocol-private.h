@@ -9,6 +9,15 @@
 
 G_BEGIN_DECLS
 
+/* The prompt's lead byte: RS, which output almost never ends in (output
+ * that might be the start of a marker is held back until it is known). */
+#define TERRET_PROTOCOL_LEAD_BYTE 0x1e
+
+/* The marker's fields after the key, as PS1 expands them: the exchange
+ * whose harness ran last, its status, `$-`, the flags, the cwd. */
+#define TERRET_PROTOCOL_MARKER_FIELDS \
+  "${__terret_k}:${__terret_s}:$-:${__terret_f}${__terret_d:+D};${PWD-}"
+
 /* The key that marks a shell's prompts: decimal digits (about 133 random
  * bits), which no output processing a command can turn on rewrites
  * (`stty olcuc` upper-cases letters). */
@@ -74,6 +83,7 @@ typedef enum
   TERRET_CARRY_EVAL,            /* inside an eval: one level down, for traces */
 } TerretCarry;
 
+/* terret-shell-protocol.c */
 void               _terret_protocol_key_init     (TerretProtocolKey        *key);
 GByteArray        *_terret_protocol_modes        (const TerretProtocolKey  *key);
 GByteArray        *_terret_protocol_handshake    (const TerretProtocolKey  *key);
@@ -90,6 +100,8 @@ GByteArray        *_terret_protocol_request      (const char               *comm
 GByteArray        *_terret_protocol_recovery     (guint64                   exchange,
                                                   guint64                   abandoned,
                                                   gboolean                  remote);
+
+/* terret-shell-marker.c */
 TerretLeadScan     _terret_protocol_scan         (const TerretProtocolKey  *key,
                                                   const guint8             *data,
                                                   gsize                     len,
