@@ -12,7 +12,9 @@
 #include "config.h"
 
 #include <string.h>
+#include <sys/wait.h>
 
+#include "terret-process-private.h"
 #include "terret-result-private.h"
 #include "terret-shell-run-parts-private.h"
 #include "terret-utf8-private.h"
@@ -89,15 +91,13 @@ _terret_shell_run_feed (TerretShellRun *run,
         case TERRET_MARKER_FOUND:
           if (marker.kind == TERRET_MARKER_KIND_CONTINUATION)
             {
-              /* bash asks for more of a command left open: it is taken
-               * back with ^C (the prompt that follows ends the exchange)
-               * and sent again in an eval, which says what is wrong. */
+              /* bash asks for more of a command left open: the reader
+               * takes it back with ^C (the prompt that follows ends the
+               * exchange), and it is sent again in an eval, which says
+               * what is wrong. */
               g_byte_array_remove_range (run->hold, 0, marker.len);
               if (run->kind == EXCHANGE_COMMAND && !run->left_open)
-                {
-                  run->left_open = TRUE;
-                  _terret_shell_run_send_interrupt_now (run);
-                }
+                run->left_open = run->take_back = TRUE;
               break;
             }
           if (marker.kind == TERRET_MARKER_KIND_NORMAL && marker.exchange > run->expected)
@@ -253,4 +253,94 @@ _terret_shell_run_has_news (gpointer data)
   TerretShellRun *run = data;
 
   return _terret_stream_capture_get_seen (run->capture) > 0 || run->notices->len > 0;
+}
+
+/* --- What a result says of the shell and its limits --------------------- */
+
+/* How the shell ended, for the notice; sets the status it ended with,
+ * when the channel can tell (a remote one may not). */
+char *
+_terret_shell_run_describe_end (TerretShellRun *run,
+                                TerretResult   *result)
+{
+  int wait_status = 0;
+
+  if (terret_shell_channel_get_shell_end (run->host.channel, &wait_status))
+    {
+      terret_result_set_wait_status (result, wait_status);
+      if (WIFEXITED (wait_status))
+        return g_strdup_printf ("The shell exited with status %d while this command ran (an "
+                                "`exit`, or a failing command under set -e)",
+                                WEXITSTATUS (wait_status));
+      if (WIFSIGNALED (wait_status))
+        return g_strdup_printf ("The shell was killed by signal %d (%s) while this command ran",
+                                WTERMSIG (wait_status), g_strsignal (WTERMSIG (wait_status)));
+    }
+
+  return g_strdup ("The shell session ended while this command ran");
+}
+
+/* What the shell's cgroup has refused so far (counts only grow). Only
+ * memory and processes are a cgroup's; without them there is nothing to
+ * read, and every run would pay for /proc reads. */
+TerretLimits
+_terret_shell_run_limits_hit (TerretShellRun *run)
+{
+  TerretProcess *process = terret_shell_channel_get_process (run->host.channel);
+
+  if (run->plan->settings->limit_memory == 0 && run->plan->settings->limit_processes == 0)
+    return TERRET_LIMIT_NONE;
+
+  return process != NULL ? _terret_process_get_limits_hit (process) : TERRET_LIMIT_NONE;
+}
+
+/* The limits the command ran into, on its result and in a notice; a
+ * session whose process limit was hit is ended, since what the command
+ * forked (a fork bomb) would hold it at the limit for every later run. */
+gboolean
+_terret_shell_run_note_limits (TerretShellRun *run,
+                               TerretResult   *result,
+                               int             wait_status)
+{
+  TerretLimits hit = _terret_run_plan_note_limits (run->plan, result,
+                                                   _terret_shell_run_limits_hit (run) &
+                                                   ~run->limits_before,
+                                                   wait_status);
+
+  if ((hit & TERRET_LIMIT_PROCESSES) == 0)
+    return TRUE;
+  terret_result_add_notice (result, "What it started was ended with its session, so that "
+                                    "nothing it forked holds the next run at the limit; the next "
+                                    "run starts a fresh session, so the cwd and variables from "
+                                    "earlier runs are gone.");
+  return FALSE;
+}
+
+/* An interactive bash's `exit` builtin says "exit" on stderr, that is on
+ * the terminal, as it goes: bash's words, not the command's, so the
+ * result leaves them out when the shell exited with a status and they
+ * are the last bytes read. (A command's own last line "exit" followed by
+ * an exit other than the builtin's, as under set -e, is the one output
+ * this mistakes.) */
+void
+_terret_shell_run_strip_exit_echo (TerretShellRun *run,
+                                   TerretResult   *result)
+{
+  static const char echo[] = "exit\n";
+  GBytes *output = terret_result_get_stdout (result);
+  gsize len;
+  const char *data;
+
+  if (output == NULL || terret_result_get_dropped (result, TERRET_STREAM_STDOUT) > 0 ||
+      !terret_result_get_exited (result))
+    return;
+  data = g_bytes_get_data (output, &len);
+  if (len >= sizeof echo - 1 && memcmp (data + len - (sizeof echo - 1), echo, sizeof echo - 1) == 0)
+    {
+      g_autoptr(GBytes) kept = g_bytes_new_from_bytes (output, 0, len - (sizeof echo - 1));
+
+      terret_result_set_stdout (result, kept);
+      if (run->spool != NULL)
+        _terret_spool_truncate (run->spool, _terret_spool_get_seen (run->spool) - (sizeof echo - 1));
+    }
 }

@@ -2,10 +2,12 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * A run is written by concern: terret-shell-run.c drives its exchanges
- * (lines written, the terminal read, deadlines, input, interrupts),
+ * A run is written by concern, in layers that call only downwards:
+ * terret-shell-run.c drives its exchanges (lines written, the terminal
+ * read, deadlines, input, interrupts) and decides how each ends;
  * terret-shell-run-output.c turns what the terminal carried into output
- * and results, terret-shell-run-end.c decides how the run ends.
+ * and results; terret-shell-run-outcome.c hands the outcome over and
+ * lets go of the shell.
  */
 
 #pragma once
@@ -64,33 +66,37 @@ struct _TerretShellRun
   guint careful : 1;            /* the exchange took the careful path */
   guint resent : 1;             /* the command was sent again once, not having run */
   guint left_open : 1;          /* bash asked for more of the command: it goes into an eval */
+  guint take_back : 1;          /* the reader owes bash the ^C that takes it back */
 };
 
 /* terret-shell-run.c */
-void                 _terret_shell_run_send_interrupt_now (TerretShellRun *run);
-void                 _terret_shell_run_start         (TerretShellRun *run,
-                                                      ExchangeKind    kind);
-void                 _terret_shell_run_return        (TerretShellRun *run,
-                                                      TerretResult   *result,
-                                                      GError         *error);
-void                 _terret_shell_run_kill_shell    (TerretShellRun *run);
+void                 _terret_shell_run_start          (TerretShellRun *run,
+                                                       ExchangeKind    kind);
+
+/* terret-shell-run-outcome.c */
+void                 _terret_shell_run_return         (TerretShellRun *run,
+                                                       TerretResult   *result,
+                                                       GError         *error);
+void                 _terret_shell_run_kill_shell     (TerretShellRun *run);
 
 /* terret-shell-run-output.c */
-gboolean             _terret_shell_run_feed          (TerretShellRun *run,
-                                                      const guint8   *data,
-                                                      gsize           len);
-GBytes              *_terret_shell_run_take_partial  (TerretShellRun *run,
-                                                      guint64        *dropped,
-                                                      gsize          *cut);
+gboolean             _terret_shell_run_feed           (TerretShellRun *run,
+                                                       const guint8   *data,
+                                                       gsize           len);
+GBytes              *_terret_shell_run_take_partial   (TerretShellRun *run,
+                                                       guint64        *dropped,
+                                                       gsize          *cut);
 TerretResult        *_terret_shell_run_finish_capture (TerretShellRun *run);
 TerretResult        *_terret_shell_run_partial_result (TerretShellRun *run);
-TerretResult        *_terret_shell_run_take_stretch  (gpointer        run);
-gboolean             _terret_shell_run_has_news      (gpointer        run);
-
-/* terret-shell-run-end.c */
-TerretLimits         _terret_shell_run_limits_hit    (TerretShellRun *run);
-void                 _terret_shell_run_on_marker     (TerretShellRun *run);
-void                 _terret_shell_run_fail_handshake (TerretShellRun *run,
-                                                      const char     *why);
+TerretResult        *_terret_shell_run_take_stretch   (gpointer        run);
+gboolean             _terret_shell_run_has_news       (gpointer        run);
+char                *_terret_shell_run_describe_end   (TerretShellRun *run,
+                                                       TerretResult   *result);
+TerretLimits         _terret_shell_run_limits_hit     (TerretShellRun *run);
+gboolean             _terret_shell_run_note_limits    (TerretShellRun *run,
+                                                       TerretResult   *result,
+                                                       int             wait_status);
+void                 _terret_shell_run_strip_exit_echo (TerretShellRun *run,
+                                                       TerretResult   *result);
 
 G_END_DECLS

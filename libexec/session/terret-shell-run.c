@@ -14,9 +14,13 @@
 
 #include "config.h"
 
+#include <string.h>
+#include <sys/wait.h>
+
 #include <glib-unix.h>
 
 #include "terret-error.h"
+#include "terret-process-private.h"
 #include "terret-shell-run-parts-private.h"
 #include "terret-util-private.h"
 
@@ -44,8 +48,22 @@ static const char * const shell_flags[] = {
   "--norc", "--noprofile", "--noediting", "-s", NULL
 };
 
+/* How long the end of a shell whose terminal closed may take to be
+ * reported, at most; it is on its way. */
+#define SHELL_END_WAIT_MSEC 250
+
+/* Why a shell cannot run the session's steps at a low `ulimit -n`. */
+#define NO_DESCRIPTORS "it could not open a file descriptor: the open-files limit (ulimit -n) " \
+                       "is below what the shell needs"
+
 static const TerretDetachFuncs detach_funcs;
 static gboolean run_flush (TerretShellRun *run);
+static void run_complete_broken (TerretShellRun *run,
+                                 const char     *why);
+static void run_fail_handshake (TerretShellRun *run,
+                                const char     *why);
+static void run_on_marker (TerretShellRun *run);
+static void run_send_interrupt_now (TerretShellRun *run);
 
 /* --- Life --------------------------------------------------------------- */
 
@@ -80,96 +98,6 @@ _terret_shell_run_new (const TerretShellRunHost *host,
   run->status = -1;
   _terret_detach_init (&run->detach, &detach_funcs, run, host->timers, TERRET_SHELL_TIMER_POLL);
   return run;
-}
-
-static void
-run_free (TerretShellRun *run)
-{
-  /* The timers are the session's, and were disarmed as the run returned:
-   * by now a next run may have armed them. */
-  _terret_clear_source (&run->cancel_source);
-  _terret_clear_source (&run->write_source);
-  _terret_detach_clear (&run->detach);
-  g_clear_object (&run->task);
-  g_clear_object (&run->request);
-  g_clear_pointer (&run->plan, _terret_run_plan_free);
-  g_clear_object (&run->cancellable);
-  g_string_free (run->notices, TRUE);
-  g_clear_pointer (&run->out, g_byte_array_unref);
-  g_clear_pointer (&run->early_input, g_byte_array_unref);
-  g_clear_pointer (&run->hold, g_byte_array_unref);
-  g_clear_pointer (&run->capture, _terret_stream_capture_free);
-  g_clear_pointer (&run->command_capture, _terret_stream_capture_free);
-  g_clear_pointer (&run->spool, _terret_spool_unref);
-  _terret_marker_clear (&run->marker);
-  g_clear_pointer (&run->context, g_main_context_unref);
-  g_clear_object (&run->host.session);
-  g_free (run);
-}
-
-void
-_terret_shell_run_add_notice (TerretShellRun *run,
-                              const char     *notice)
-{
-  if (notice == NULL || *notice == '\0')
-    return;
-  if (run->notices->len > 0)
-    g_string_append_c (run->notices, ' ');
-  g_string_append (run->notices, notice);
-}
-
-/* The run's own sources, and its deadlines; the session's sources stay
- * for the next run. */
-static void
-run_detach_sources (TerretShellRun *run)
-{
-  _terret_clear_source (&run->cancel_source);
-  _terret_clear_source (&run->write_source);
-  for (guint i = 0; i < TERRET_TIMERS_MAX; i++)
-    _terret_timers_disarm (run->host.timers, i);
-}
-
-/*
- * _terret_shell_run_return:
- *
- * Ends the run. The session is free again before the task returns,
- * because the caller's callback may start the next run on it at once.
- * The outcome goes to whoever waits for it: the run's own task, or once
- * the run detached, the poll in flight; with neither, the end of a
- * detached command is parked for the next poll. Frees @run.
- */
-void
-_terret_shell_run_return (TerretShellRun *run,
-                          TerretResult   *result,
-                          GError         *error)
-{
-  g_autoptr(GTask) task = g_steal_pointer (&run->task);
-
-  if (task == NULL)
-    task = _terret_detach_steal_poll (&run->detach);
-
-  run_detach_sources (run);
-  run->host.funcs->finished (run->host.session, run, task == NULL ? result : NULL);
-  run_free (run);
-
-  if (task == NULL)
-    {
-      g_clear_object (&result);
-      g_clear_error (&error);
-    }
-  else if (error != NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, result, g_object_unref);
-}
-
-/* Kills the shell and everything it started, and waits until nothing of
- * it is left. */
-void
-_terret_shell_run_kill_shell (TerretShellRun *run)
-{
-  run->host.funcs->drop_sources (run->host.session);
-  terret_shell_channel_terminate (run->host.channel);
 }
 
 /* Puts the session's sources, and the run's, on @context. */
@@ -230,6 +158,7 @@ run_read_once (TerretShellRun *run,
                gboolean       *would_block)
 {
   g_autoptr(GError) error = NULL;
+  gboolean found;
   gssize n;
 
   *would_block = FALSE;
@@ -248,9 +177,15 @@ run_read_once (TerretShellRun *run,
       return FALSE;
     }
 
-  if (_terret_shell_run_feed (run, run->host.read_buffer, n))
+  found = _terret_shell_run_feed (run, run->host.read_buffer, n);
+  if (run->take_back)
     {
-      _terret_shell_run_on_marker (run);
+      run->take_back = FALSE;
+      run_send_interrupt_now (run);
+    }
+  if (found)
+    {
+      run_on_marker (run);
       return FALSE;
     }
 
@@ -359,8 +294,8 @@ _terret_shell_run_queue_input (TerretShellRun *run,
 /* ^C, now: the gentler half of ending a run, where the kill that follows
  * guarantees the rest, or what takes back a command bash asks the rest
  * of. A failure means the terminal is already gone. */
-void
-_terret_shell_run_send_interrupt_now (TerretShellRun *run)
+static void
+run_send_interrupt_now (TerretShellRun *run)
 {
   static const guint8 interrupt = INTERRUPT_BYTE;
 
@@ -407,7 +342,7 @@ run_on_deadline (TerretShellRun *run)
       g_autofree char *why = g_strdup_printf ("no answer within %ss", handshake);
 
       if (run->kind == EXCHANGE_HANDSHAKE || run->kind == EXCHANGE_SETUP)
-        _terret_shell_run_fail_handshake (run, why);
+        run_fail_handshake (run, why);
       else
         {
           /* The harness step alone did not come back: a fresh shell. */
@@ -434,7 +369,7 @@ run_on_deadline (TerretShellRun *run)
    * shell's input and the output still in flight are in a state nothing
    * can account for. The next run gets a shell that is known, and the
    * caller is told so rather than left to discover a lost `cd`. */
-  _terret_shell_run_send_interrupt_now (run);
+  run_send_interrupt_now (run);
   _terret_shell_run_kill_shell (run);
 
   result = _terret_shell_run_partial_result (run);
@@ -481,7 +416,7 @@ run_on_cancelled (GCancellable *cancellable,
   GError *error = NULL;
 
   if (run->kind == EXCHANGE_COMMAND)
-    _terret_shell_run_send_interrupt_now (run);
+    run_send_interrupt_now (run);
   _terret_shell_run_kill_shell (run);
   run->host.funcs->owe_notice (run->host.session,
                                "The previous command was cancelled and its shell session killed; "
@@ -646,28 +581,332 @@ _terret_shell_run_begin (TerretShellRun *run)
     _terret_shell_run_start (run, EXCHANGE_COMMAND);
 }
 
-/* Whether a timeout detached the run from its caller. */
-gboolean
-_terret_shell_run_is_detached (TerretShellRun *run)
+/* --- Endings ------------------------------------------------------------- */
+
+/* The handshake failed: the half-started shell is ended here, since
+ * nothing else holds it yet. */
+static void
+run_fail_handshake (TerretShellRun *run,
+                    const char     *why)
 {
-  return run->task == NULL;
+  g_autoptr(GBytes) said = NULL;
+  g_autoptr(GString) message = g_string_new (NULL);
+  gsize len = 0;
+  const char *data;
+
+  _terret_shell_run_kill_shell (run);
+  said = _terret_shell_run_take_partial (run, NULL, NULL);
+  data = g_bytes_get_data (said, &len);
+
+  g_string_append_printf (message, "The shell did not answer its start-up handshake: %s", why);
+  if (len > 0)
+    {
+      g_autofree char *text = g_utf8_make_valid (data, len);
+
+      g_strstrip (text);
+      if (*text != '\0')
+        g_string_append_printf (message, "; it said: %s", text);
+    }
+
+  _terret_shell_run_return (run, NULL, g_error_new_literal (TERRET_EXEC_ERROR,
+                                                            TERRET_EXEC_ERROR_UNAVAILABLE,
+                                                            message->str));
 }
 
 /*
- * _terret_shell_run_poll:
+ * _terret_shell_run_ended:
  *
- * Collects the output of the run a timeout detached from, for @task.
+ * The shell ended (or the terminal closed) under the run, or the run
+ * killed it. The result carries what it said, how it ended (bash's own
+ * status when it exited) and that the next run starts afresh.
  */
 void
-_terret_shell_run_poll (TerretShellRun *run,
-                        GTask          *task,
-                        double          wait,
-                        GCancellable   *cancellable)
+_terret_shell_run_ended (TerretShellRun *run)
 {
-  if (run->task != NULL)
-    _terret_detach_return_not_detached (task, run->host.key);
-  else if (run->detach.poll_task != NULL)
-    _terret_detach_return_poll_busy (task, run->host.key);
+  g_autofree char *how = NULL;
+  TerretResult *result;
+  gboolean closed;
+
+  if (run->kind == EXCHANGE_HANDSHAKE || run->kind == EXCHANGE_SETUP)
+    {
+      TerretProcess *process = terret_shell_channel_get_process (run->host.channel);
+      g_autofree char *why = NULL;
+      int wait_status = 0;
+
+      if (process != NULL && terret_process_get_exited (process, &wait_status))
+        why = g_strdup_printf ("it exited (wait status %d)", wait_status);
+      else
+        why = g_strdup ("its terminal closed");
+      run_fail_handshake (run, why);
+      return;
+    }
+
+  closed = run->host.funcs->close_requested (run->host.session);
+  result = _terret_shell_run_partial_result (run);
+  if (!closed && !run->escalated)
+    {
+      TerretProcess *process = terret_shell_channel_get_process (run->host.channel);
+
+      /* The terminal closes as bash exits, a moment before its launcher
+       * reports how: that report is what says whether it exited with a
+       * status, so it is worth the short wait. */
+      if (process != NULL)
+        terret_process_wait_exited (process, SHELL_END_WAIT_MSEC);
+      how = _terret_shell_run_describe_end (run, result);
+      _terret_shell_run_strip_exit_echo (run, result);
+      _terret_shell_run_note_limits (run, result, -1);
+    }
+  _terret_shell_run_kill_shell (run);
+
+  if (closed)
+    terret_result_add_notice (result, "The shell session was closed while this command ran; the "
+                                      "next run starts a fresh session, so the cwd and variables "
+                                      "from earlier runs are gone.");
+  else if (run->escalated)
+    {
+      g_autofree char *seconds = _terret_format_seconds (run->plan->settings->interrupt_grace);
+      g_autofree char *notice = NULL;
+
+      notice = g_strdup_printf ("The command was still running %ss after it was interrupted, so "
+                                "it was killed with its shell session; the next run starts a fresh "
+                                "session, so the cwd and variables from earlier runs are gone.",
+                                seconds);
+      terret_result_add_notice (result, notice);
+    }
   else
-    _terret_detach_poll (&run->detach, g_object_ref (task), wait, cancellable);
+    {
+      g_autofree char *notice = g_strdup_printf ("%s; the next run starts a fresh session, so the "
+                                                 "cwd and variables from earlier runs are gone.",
+                                                 how);
+
+      terret_result_add_notice (result, notice);
+    }
+
+  _terret_shell_run_return (run, result, NULL);
+}
+
+/* Sends the command again, in the same run: it did not run (its request
+ * was taken before it could start), and what was read meanwhile is not
+ * its output. Once only; after that the run ends without a status. */
+static gboolean
+run_resend (TerretShellRun *run,
+            ExchangeKind    kind)
+{
+  if (run->resent)
+    return FALSE;
+  run->resent = TRUE;
+  run->recovering = FALSE;
+  g_clear_pointer (&run->command_capture, _terret_stream_capture_free);
+  if (run->spool != NULL)
+    _terret_spool_truncate (run->spool, 0);
+  _terret_shell_run_start (run, kind);
+  return TRUE;
+}
+
+static void
+run_complete_replaced (TerretShellRun *run)
+{
+  TerretResult *result;
+
+  if (run->command_capture != NULL)
+    {
+      _terret_stream_capture_free (run->capture);
+      run->capture = g_steal_pointer (&run->command_capture);
+    }
+  result = _terret_shell_run_finish_capture (run);
+  _terret_shell_run_kill_shell (run);
+  terret_result_add_notice (result, "The command replaced the shell with another (exec), which "
+                                    "has no status to report here; that shell was ended, and the "
+                                    "next run starts a fresh session, so the cwd and variables "
+                                    "from earlier runs are gone.");
+  _terret_shell_run_return (run, result, NULL);
+}
+
+static void
+run_complete_command (TerretShellRun *run)
+{
+  g_autofree char *flags_notice = NULL;
+  TerretResult *result;
+  const char *unusable;
+
+  if (run->status == -3)
+    {
+      run_complete_replaced (run);
+      return;
+    }
+  /* The command was left open and taken back: nothing of it ran. */
+  if (run->left_open && !run->resent && run->status == -2 && !run->recovering)
+    {
+      run_resend (run, EXCHANGE_COMMAND);
+      return;
+    }
+  /* A prompt of an earlier exchange: bash did not run the line's harness
+   * (^C, an expansion error, a function named `builtin`), or printed its
+   * prompt mangled or unexpanded. A recovery tells which, and carries the
+   * line's status. */
+  if (run->status == -2 && !run->recovering)
+    {
+      /* The output so far stays the command's: the recovery's own is not. */
+      run->recovering = TRUE;
+      run->command_capture = g_steal_pointer (&run->capture);
+      _terret_shell_run_start (run, EXCHANGE_RECOVERY);
+      return;
+    }
+  /* Stale again after a recovery (a shell that cannot even fork for
+   * its own steps, as at a process limit), or a harness that could not
+   * open its group: no status can be had. */
+  if (run->status >= 0 && strchr (run->marker.flags, 'r') != NULL)
+    {
+      if (run->command_capture == NULL)
+        run->command_capture = g_steal_pointer (&run->capture);
+      run_complete_broken (run, NO_DESCRIPTORS);
+      return;
+    }
+  if (run->status < 0)
+    {
+      if (run->command_capture == NULL)
+        run->command_capture = g_steal_pointer (&run->capture);
+      run_complete_broken (run, NULL);
+      return;
+    }
+  /* The request's alias did not expand (aliases are off): the command did
+   * not run, and goes into an eval from now on. */
+  if (!run->recovering && strpbrk (run->marker.flags, TERRET_FLAG_NOT_RUN) != NULL)
+    {
+      _terret_shell_state_take_marker (run->host.state, &run->marker, run->careful);
+      if (run_resend (run, EXCHANGE_COMMAND))
+        return;
+      run->command_capture = _terret_run_plan_new_capture (run->plan);
+      run_complete_broken (run, NULL);
+      return;
+    }
+  if (run->command_capture != NULL)
+    {
+      _terret_stream_capture_free (run->capture);
+      run->capture = g_steal_pointer (&run->command_capture);
+    }
+
+  flags_notice = _terret_protocol_describe_flags (run->marker.flags);
+  _terret_shell_run_add_notice (run, flags_notice);
+  _terret_shell_state_take_marker (run->host.state, &run->marker, run->careful);
+  unusable = _terret_protocol_unusable (run->marker.flags);
+
+  result = _terret_shell_run_finish_capture (run);
+  terret_result_set_exit_status (result, run->status);
+  terret_result_set_cwd (result, run->marker.cwd);
+
+  if (!_terret_shell_run_note_limits (run, result, W_EXITCODE (run->status, 0)))
+    _terret_shell_run_kill_shell (run);
+  else if (unusable != NULL)
+    {
+      g_autofree char *notice = g_strdup_printf ("After this command %s, so the session was "
+                                                 "ended; the next run starts a fresh one, so the "
+                                                 "cwd and variables from earlier runs are gone.",
+                                                 unusable);
+
+      terret_result_add_notice (result, notice);
+      _terret_shell_run_kill_shell (run);
+    }
+
+  _terret_shell_run_return (run, result, NULL);
+}
+
+/* A command after which not even the harness alone ran: what it
+ * printed, no status, and why (@why, or the general case); the shell is
+ * ended. */
+static void
+run_complete_broken (TerretShellRun *run,
+                     const char     *why)
+{
+  g_autofree char *notice = NULL;
+  TerretResult *result;
+
+  _terret_stream_capture_free (run->capture);
+  run->capture = g_steal_pointer (&run->command_capture);
+  result = _terret_shell_run_finish_capture (run);
+  _terret_shell_run_note_limits (run, result, -1);
+  _terret_shell_run_kill_shell (run);
+  notice = g_strdup_printf ("After this command the shell could no longer run the session's own "
+                            "steps (%s), so its status is unknown and the session was ended; the "
+                            "next run starts a fresh one, so the cwd and variables from earlier "
+                            "runs are gone.",
+                            why != NULL ? why : "it left state, such as an alias over a reserved "
+                                                "word or a DEBUG trap that skips commands, that "
+                                                "breaks them");
+  terret_result_add_notice (result, notice);
+  _terret_shell_run_return (run, result, NULL);
+}
+
+/* The exchange's marker was read (or one numbered before it: the line's
+ * harness did not run). A handshake or a recovery goes on to the
+ * command; a command ends, or first needs a recovery to learn its status.
+ */
+static void
+run_on_marker (TerretShellRun *run)
+{
+  switch (run->kind)
+    {
+    case EXCHANGE_HANDSHAKE:
+      /* A remote terminal's modes are set: now the set-up itself. */
+      if (!terret_shell_channel_can_prepare_run (run->host.channel))
+        {
+          _terret_shell_run_start (run, EXCHANGE_SETUP);
+          break;
+        }
+      _terret_shell_run_start (run, EXCHANGE_COMMAND);
+      break;
+
+    case EXCHANGE_SETUP:
+      _terret_shell_run_start (run, EXCHANGE_COMMAND);
+      break;
+
+    case EXCHANGE_RECOVERY:
+      if (run->status < 0 || strpbrk (run->marker.flags, "br") != NULL)
+        {
+          /* Not even the harness alone runs: nothing the session can say
+           * to this shell is safe. */
+          gboolean hijacked = run->status >= 0 && strchr (run->marker.flags, 'b') != NULL;
+          gboolean no_fds = run->status >= 0 && strchr (run->marker.flags, 'r') != NULL;
+
+          if (run->recovering && !hijacked)
+            {
+              /* The command may have run, and must not run twice: it ends
+               * here, with what it printed and no status. */
+              run_complete_broken (run, no_fds ? NO_DESCRIPTORS : NULL);
+              return;
+            }
+          _terret_shell_run_kill_shell (run);
+          /* Before the command, or a line a function named `builtin`
+           * took whole: the command did not run. A fresh shell runs it,
+           * once. */
+          _terret_shell_run_add_notice (run, "The shell could no longer run the session's own "
+                                             "steps (a function named like a builtin, or a "
+                                             "builtin disabled, takes them), so a fresh session "
+                                             "was started; the cwd and variables from earlier "
+                                             "runs are gone.");
+          if (!run_resend (run, EXCHANGE_HANDSHAKE))
+            {
+              run->command_capture = _terret_run_plan_new_capture (run->plan);
+              run_complete_broken (run, NULL);
+            }
+          return;
+        }
+      _terret_shell_state_take_marker (run->host.state, &run->marker, run->careful);
+      if (run->recovering)
+        run_complete_command (run);
+      else if (_terret_protocol_unusable (run->marker.flags) != NULL)
+        {
+          /* The command has not run yet, and this shell cannot run it. */
+          _terret_shell_run_kill_shell (run);
+          _terret_shell_run_start (run, EXCHANGE_HANDSHAKE);
+        }
+      else
+        _terret_shell_run_start (run, EXCHANGE_COMMAND);
+      break;
+
+    case EXCHANGE_COMMAND:
+    default:
+      run_complete_command (run);
+      break;
+    }
 }
