@@ -67,29 +67,11 @@ G_DEFINE_DYNAMIC_TYPE_EXTENDED (TerretSshChannel, terret_ssh_channel, TERRET_TYP
 #define REMOTE_ROWS 24
 #define REMOTE_COLUMNS 80
 
-/* What the remote command exits with when the cwd cannot be entered:
- * not a status a login shell or `env` gives for anything else. */
-#define NO_DIRECTORY_STATUS 209
-
-/* And when the remote-launcher it was told to use is not there. */
-#define NO_LAUNCHER_STATUS 208
-
-/* And when the remote shell refused a limit. */
-#define NO_LIMITS_STATUS 207
-
-/* What `env` (and a POSIX shell) exits with when the command is not
- * found. */
-#define NO_SHELL_STATUS 127
-
 /* How long a client that has closed its stdout gets to exit by itself
  * before it is killed, so that its exit status (the remote command's)
  * is not lost to the kill. It is already leaving: this is a bound, not a
  * wait anybody should ever see. */
 #define LEAVING_GRACE_MSEC 1000
-
-/* The end of what the client said is what explains its exit; a client
- * made verbose by its options may say a lot before. */
-#define DIAGNOSTICS_TAIL (8 * 1024)
 
 /* A word for a POSIX shell: single-quoted, with each `'` closed, escaped
  * and reopened. Any byte but NUL survives unchanged. */
@@ -141,9 +123,10 @@ append_words (GString            *command,
  * @cwd (when not %NULL), and replace itself with @argv under `env` with
  * @envp added to the remote account's own environment. It is POSIX shell
  * syntax, which every usual login shell understands. A `cd` that fails
- * ends the connection with NO_DIRECTORY_STATUS, which the channel turns
- * into a clear failure: the shell's own message is on the terminal too,
- * but among the echo of the handshake on a terminal not yet configured.
+ * ends the connection with TERRET_SSH_NO_DIRECTORY_STATUS, which the
+ * channel turns into a clear failure: the shell's own message is on the
+ * terminal too, but among the echo of the handshake on a terminal not yet
+ * configured.
  *
  * What @argv starts is contained as well as the remote allows, and
  * TERRET_CONTAINMENT says how: under `terret-launcher --supervise`
@@ -174,7 +157,7 @@ terret_ssh_channel_build_command (const char * const *argv,
     {
       g_string_append (command, "cd -- ");
       append_quoted (command, cwd);
-      g_string_append_printf (command, " || exit %d; ", NO_DIRECTORY_STATUS);
+      g_string_append_printf (command, " || exit %d; ", TERRET_SSH_NO_DIRECTORY_STATUS);
     }
 
   if (remote_launcher == NULL)
@@ -190,7 +173,7 @@ terret_ssh_channel_build_command (const char * const *argv,
     {
       g_string_append (command, "L=");
       append_quoted (command, remote_launcher);
-      g_string_append_printf (command, "; [ -x \"$L\" ] || exit %d; ", NO_LAUNCHER_STATUS);
+      g_string_append_printf (command, "; [ -x \"$L\" ] || exit %d; ", TERRET_SSH_NO_LAUNCHER_STATUS);
     }
 
   g_string_append (command, "if [ -n \"$L\" ]; then exec \"$L\" --supervise");
@@ -210,116 +193,14 @@ terret_ssh_channel_build_command (const char * const *argv,
   return g_string_free (command, FALSE);
 }
 
-/* Classifies what the client printed before it ended. The strings are
- * OpenSSH's own, stable for decades. The host key checks come first:
- * their banner mentions other failures' words. */
-static TerretSshFailure
-classify (const char  *text,
-          int          exit_status,
-          char       **said)
-{
-  gboolean client_failed = exit_status == 255;
-  static const struct {
-    const char *needle;
-    TerretSshFailure failure;
-  } patterns[] = {
-    { "has changed and you have requested strict checking", TERRET_SSH_FAILURE_HOST_KEY_CHANGED },
-    { "REMOTE HOST IDENTIFICATION HAS CHANGED", TERRET_SSH_FAILURE_HOST_KEY_CHANGED },
-    { "Host key verification failed", TERRET_SSH_FAILURE_HOST_KEY_UNKNOWN },
-    { "Permission denied", TERRET_SSH_FAILURE_AUTHENTICATION },
-    { "Too many authentication failures", TERRET_SSH_FAILURE_AUTHENTICATION },
-    { "No more authentication methods", TERRET_SSH_FAILURE_AUTHENTICATION },
-    { "Connection refused", TERRET_SSH_FAILURE_REFUSED },
-    { "timed out", TERRET_SSH_FAILURE_TIMED_OUT },
-    { "not responding", TERRET_SSH_FAILURE_TIMED_OUT },
-    { "No route to host", TERRET_SSH_FAILURE_UNREACHABLE },
-    { "Network is unreachable", TERRET_SSH_FAILURE_UNREACHABLE },
-    { "Could not resolve hostname", TERRET_SSH_FAILURE_RESOLVE },
-    { "closed by remote host", TERRET_SSH_FAILURE_CLOSED },
-    { "Connection closed by", TERRET_SSH_FAILURE_CLOSED },
-    { "Connection reset", TERRET_SSH_FAILURE_CLOSED },
-    { "Broken pipe", TERRET_SSH_FAILURE_CLOSED },
-  };
-  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
-  const char *last = NULL;
-
-  for (guint p = 0; p < G_N_ELEMENTS (patterns); p++)
-    {
-      for (guint i = 0; lines[i] != NULL; i++)
-        {
-          if (strstr (lines[i], patterns[p].needle) != NULL)
-            {
-              const char *line = lines[i];
-
-              /* The client names itself; the message says it was ssh. */
-              if (g_str_has_prefix (line, "ssh: "))
-                line += strlen ("ssh: ");
-              *said = g_strstrip (g_strdup (line));
-              return patterns[p].failure;
-            }
-        }
-    }
-
-  /* Nothing known: the last thing it said is the best explanation. */
-  for (guint i = 0; lines[i] != NULL; i++)
-    {
-      g_strstrip (lines[i]);
-      if (*lines[i] != '\0')
-        last = lines[i];
-    }
-  if (exit_status == NO_DIRECTORY_STATUS)
-    return TERRET_SSH_FAILURE_NO_DIRECTORY;
-  if (exit_status == NO_LAUNCHER_STATUS)
-    return TERRET_SSH_FAILURE_NO_LAUNCHER;
-  if (exit_status == NO_LIMITS_STATUS)
-    return TERRET_SSH_FAILURE_NO_LIMITS;
-  if (exit_status == NO_SHELL_STATUS)
-    return TERRET_SSH_FAILURE_NO_SHELL;
-  /* A silent 255 is no failure of the client's: it is also what it exits
-   * with when the remote shell was killed by a signal or said `exit 255`. */
-  if (!client_failed || last == NULL)
-    return TERRET_SSH_FAILURE_NONE;
-
-  *said = g_strdup (last);
-  return TERRET_SSH_FAILURE_OTHER;
-}
-
-/* The last DIAGNOSTICS_TAIL bytes the client wrote to its stderr, as
- * valid UTF-8 without NULs. */
-static char *
-read_diagnostics (int fd)
-{
-  g_autofree char *buffer = NULL;
-  struct stat st;
-  off_t start;
-  gssize n;
-
-  if (fd < 0 || fstat (fd, &st) < 0 || st.st_size <= 0)
-    return g_strdup ("");
-
-  start = st.st_size > DIAGNOSTICS_TAIL ? st.st_size - DIAGNOSTICS_TAIL : 0;
-  buffer = g_malloc (st.st_size - start + 1);
-  do
-    n = pread (fd, buffer, st.st_size - start, start);
-  while (n < 0 && errno == EINTR);
-  if (n <= 0)
-    return g_strdup ("");
-
-  /* Terminal-style line ends, and NULs that would cut a C string. */
-  for (gssize i = 0; i < n; i++)
-    if (buffer[i] == '\0' || buffer[i] == '\r')
-      buffer[i] = '\n';
-
-  return g_utf8_make_valid (buffer, n);
-}
-
 /* The launcher's limits are for the remote shell, not for the local
  * client: taken from the launcher, and set on the far side by the shell
  * itself (bash's ulimit, whose units are known: KiB for -v and -f), in
  * front of @argv, which it then becomes. Over ssh they are rlimits:
  * memory caps each process's address space, processes count the remote
  * user's. A limit the remote refuses (above its hard limit) ends the
- * connection with NO_LIMITS_STATUS, never a shell without it. */
+ * connection with TERRET_SSH_NO_LIMITS_STATUS, never a shell without
+ * it. */
 static char **
 take_limits (TerretLauncher     *launcher,
              const char * const *argv)
@@ -354,7 +235,7 @@ take_limits (TerretLauncher     *launcher,
     {
       /* A failed ulimit stops the chain before the exec; a failed exec
        * ends bash with 127 by itself, which says no shell. */
-      g_string_append_printf (script, "exec \"$@\"; exit %d", NO_LIMITS_STATUS);
+      g_string_append_printf (script, "exec \"$@\"; exit %d", TERRET_SSH_NO_LIMITS_STATUS);
       g_ptr_array_add (out, g_strdup (argv[0]));
       g_ptr_array_add (out, g_strdup ("-c"));
       g_ptr_array_add (out, g_string_free (g_steal_pointer (&script), FALSE));
@@ -515,7 +396,7 @@ terret_ssh_channel_terminate (TerretShellChannel *channel)
   self->stderr_fd = -1;
   g_mutex_unlock (&self->mutex);
 
-  text = read_diagnostics (fd);
+  text = terret_ssh_read_diagnostics (fd);
   if (fd >= 0)
     close (fd);
 
@@ -523,7 +404,7 @@ terret_ssh_channel_terminate (TerretShellChannel *channel)
    * with is the remote command's status. A client we killed has none. */
   if (process != NULL && terret_process_get_exited (process, &wait_status) && WIFEXITED (wait_status))
     exit_status = WEXITSTATUS (wait_status);
-  failure = classify (text, exit_status, &said);
+  failure = terret_ssh_classify (text, exit_status, &said);
 
   g_mutex_lock (&self->mutex);
   self->failure = failure;
