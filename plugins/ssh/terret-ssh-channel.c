@@ -11,7 +11,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -40,6 +39,11 @@
  * and the hangup ends the remote shell and everything in its process
  * group.
  *
+ * With a pool of master connections (see TerretSshMux), the client is a
+ * multiplexing one, run by the pool's small wrapper until a master takes
+ * its session: it logs in nowhere, and ending it closes its session on
+ * the master (the same hangup), never the master.
+ *
  * The terminal's modes cannot be set from this side, so the channel has
  * no prepare_run: the session sets them with `stty` in its handshake.
  */
@@ -51,6 +55,9 @@ struct _TerretSshChannel
    * and a failure is read on whichever thread finishes a run. */
   GMutex mutex;
   GStrv client_argv;            /* (owned) (nullable) */
+  GStrv master_argv;            /* (owned) (nullable) without a pool */
+  TerretSshMux *mux;            /* (owned) (nullable) the masters to share */
+  TerretSshMuxTicket *ticket;   /* (owned) (nullable) the running client's place there */
   char *remote_launcher;        /* (owned) (nullable) the remote-launcher setting */
   char *destination;            /* (owned) (nullable) for messages */
   int stderr_fd;                /* the running client's diagnostics, or -1 */
@@ -249,6 +256,18 @@ take_limits (TerretLauncher     *launcher,
   return (char **)g_ptr_array_free (out, FALSE);
 }
 
+/* Gives up a place on a master that no client took. */
+static void
+leave_quietly (TerretSshMuxTicket **ticket)
+{
+  g_autofree char *said = NULL;
+
+  if (*ticket == NULL)
+    return;
+  terret_ssh_mux_ticket_leave (*ticket, &said);
+  g_clear_pointer (ticket, terret_ssh_mux_ticket_unref);
+}
+
 static gboolean
 terret_ssh_channel_spawn (TerretShellChannel  *channel,
                           TerretLauncher      *launcher,
@@ -264,13 +283,20 @@ terret_ssh_channel_spawn (TerretShellChannel  *channel,
   g_autofree char *command = NULL;
   g_autofree char *remote_launcher = NULL;
   g_auto(GStrv) remote_argv = NULL;
+  g_auto(GStrv) master_argv = NULL;
+  g_auto(GStrv) wrapped = NULL;
+  g_autoptr(TerretSshMux) mux = NULL;
+  g_autoptr(TerretSshMuxTicket) ticket = NULL;
+  const char * const *spawned;
   const char *term;
   int to_client[2], from_client[2];
-  int stderr_fd, stderr_copy;
+  int stderr_fd, stderr_copy = -1;
 
   g_mutex_lock (&self->mutex);
   for (guint i = 0; self->client_argv != NULL && self->client_argv[i] != NULL; i++)
     g_ptr_array_add (client, g_strdup (self->client_argv[i]));
+  master_argv = g_strdupv (self->master_argv);
+  mux = self->mux != NULL ? terret_ssh_mux_ref (self->mux) : NULL;
   remote_launcher = g_strdup (self->remote_launcher);
   self->failure = TERRET_SSH_FAILURE_NONE;
   g_clear_pointer (&self->said, g_free);
@@ -303,16 +329,31 @@ terret_ssh_channel_spawn (TerretShellChannel  *channel,
   terret_launcher_set_environ (launcher, (const char * const *)local_env);
   terret_launcher_set_cwd (launcher, NULL);
 
-  stderr_fd = memfd_create ("terret-ssh-stderr", MFD_CLOEXEC);
-  stderr_copy = stderr_fd >= 0 ? dup (stderr_fd) : -1;
-  if (stderr_copy < 0 || !g_unix_open_pipe (to_client, FD_CLOEXEC, NULL))
+  /* A place on a master first, which may start one with this launcher:
+   * the same environment, no cwd, no limits (they were taken). */
+  spawned = (const char * const *)client->pdata;
+  if (mux != NULL)
+    {
+      ticket = terret_ssh_mux_join (mux, launcher, (const char * const *)master_argv, error);
+      if (ticket == NULL)
+        return FALSE;
+      wrapped = terret_ssh_mux_ticket_wrap (ticket, spawned);
+      spawned = (const char * const *)wrapped;
+    }
+
+  stderr_fd = terret_ssh_diagnostics_new (&stderr_copy, error);
+  if (stderr_fd < 0)
+    {
+      leave_quietly (&ticket);
+      return FALSE;
+    }
+  if (!g_unix_open_pipe (to_client, FD_CLOEXEC, NULL))
     {
       int saved_errno = errno;
 
-      if (stderr_fd >= 0)
-        close (stderr_fd);
-      if (stderr_copy >= 0)
-        close (stderr_copy);
+      close (stderr_fd);
+      close (stderr_copy);
+      leave_quietly (&ticket);
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
                    "Could not set up the ssh client's streams: %s", g_strerror (saved_errno));
       return FALSE;
@@ -325,6 +366,7 @@ terret_ssh_channel_spawn (TerretShellChannel  *channel,
       close (stderr_copy);
       close (to_client[0]);
       close (to_client[1]);
+      leave_quietly (&ticket);
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
                    "Could not set up the ssh client's streams: %s", g_strerror (saved_errno));
       return FALSE;
@@ -337,19 +379,28 @@ terret_ssh_channel_spawn (TerretShellChannel  *channel,
   terret_launcher_take_fd (launcher, to_client[0], 0);
   terret_launcher_take_fd (launcher, from_client[1], 1);
   terret_launcher_take_fd (launcher, stderr_copy, 2);
-  process = terret_launcher_spawn (launcher, (const char * const *)client->pdata, error);
+  if (ticket != NULL)
+    terret_launcher_take_fd (launcher, terret_ssh_mux_ticket_steal_wrapper_fd (ticket), 3);
+  process = terret_launcher_spawn (launcher, spawned, error);
   if (process == NULL)
     {
       close (stderr_fd);
       close (to_client[1]);
       close (from_client[0]);
+      leave_quietly (&ticket);
       return FALSE;
     }
+
+  /* The launcher is the pool's to start masters with from now on. */
+  if (ticket != NULL)
+    terret_ssh_mux_ticket_start (ticket, launcher, dup (stderr_fd));
 
   g_mutex_lock (&self->mutex);
   if (self->stderr_fd >= 0)
     close (self->stderr_fd);
   self->stderr_fd = stderr_fd;
+  g_assert (self->ticket == NULL);
+  self->ticket = g_steal_pointer (&ticket);
   g_mutex_unlock (&self->mutex);
 
   terret_shell_channel_set_process (channel, process, from_client[0], to_client[1]);
@@ -374,6 +425,7 @@ static void
 terret_ssh_channel_terminate (TerretShellChannel *channel)
 {
   TerretSshChannel *self = TERRET_SSH_CHANNEL (channel);
+  g_autoptr(TerretSshMuxTicket) ticket = NULL;
   g_autofree char *text = NULL;
   g_autofree char *said = NULL;
   TerretSshFailure failure;
@@ -394,6 +446,7 @@ terret_ssh_channel_terminate (TerretShellChannel *channel)
   g_mutex_lock (&self->mutex);
   fd = self->stderr_fd;
   self->stderr_fd = -1;
+  ticket = g_steal_pointer (&self->ticket);
   g_mutex_unlock (&self->mutex);
 
   text = terret_ssh_read_diagnostics (fd);
@@ -405,6 +458,21 @@ terret_ssh_channel_terminate (TerretShellChannel *channel)
   if (process != NULL && terret_process_get_exited (process, &wait_status) && WIFEXITED (wait_status))
     exit_status = WEXITSTATUS (wait_status);
   failure = terret_ssh_classify (text, exit_status, &said);
+
+  /* A client that had no master, or lost it, has nothing to say: the
+   * master does. */
+  if (ticket != NULL)
+    {
+      g_autofree char *master_said = NULL;
+      TerretSshFailure master_failure = terret_ssh_mux_ticket_leave (ticket, &master_said);
+
+      if (failure == TERRET_SSH_FAILURE_NONE && master_failure != TERRET_SSH_FAILURE_NONE)
+        {
+          failure = master_failure;
+          g_free (said);
+          said = g_steal_pointer (&master_said);
+        }
+    }
 
   g_mutex_lock (&self->mutex);
   self->failure = failure;
@@ -438,7 +506,10 @@ terret_ssh_channel_finalize (GObject *object)
 
   if (self->stderr_fd >= 0)
     close (self->stderr_fd);
+  leave_quietly (&self->ticket);
   g_clear_pointer (&self->client_argv, g_strfreev);
+  g_clear_pointer (&self->master_argv, g_strfreev);
+  g_clear_pointer (&self->mux, terret_ssh_mux_unref);
   g_clear_pointer (&self->remote_launcher, g_free);
   g_clear_pointer (&self->destination, g_free);
   g_clear_pointer (&self->said, g_free);
@@ -490,20 +561,29 @@ terret_ssh_channel_new (void)
  * The client and its options, up to and including the destination (and
  * how messages name it), and the remote launcher to contain the shell
  * with (see terret_ssh_channel_build_command()); the remote command is
- * appended at each spawn. Takes effect at the next spawn: a connection
- * that is up keeps the options it was made with.
+ * appended at each spawn. With @mux, the client is a multiplexing one
+ * and its session goes to a master of @mux, started with @master_argv
+ * (see terret_ssh_mux_join()). Takes effect at the next spawn: a
+ * connection that is up keeps the options it was made with.
  */
 void
 terret_ssh_channel_set_client (TerretSshChannel   *self,
                                const char * const *client_argv,
+                               TerretSshMux       *mux,
+                               const char * const *master_argv,
                                const char         *destination,
                                const char         *remote_launcher)
 {
   g_return_if_fail (TERRET_IS_SSH_CHANNEL (self));
+  g_return_if_fail ((mux == NULL) == (master_argv == NULL));
 
   g_mutex_lock (&self->mutex);
   g_strfreev (self->client_argv);
   self->client_argv = g_strdupv ((char **)client_argv);
+  g_strfreev (self->master_argv);
+  self->master_argv = g_strdupv ((char **)master_argv);
+  g_clear_pointer (&self->mux, terret_ssh_mux_unref);
+  self->mux = mux != NULL ? terret_ssh_mux_ref (mux) : NULL;
   g_free (self->destination);
   self->destination = g_strdup (destination);
   g_free (self->remote_launcher);

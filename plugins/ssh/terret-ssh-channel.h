@@ -8,6 +8,7 @@
 #include <terret-exec.h>
 
 #include "terret-ssh-failure.h"
+#include "terret-ssh-mux.h"
 
 G_BEGIN_DECLS
 
@@ -18,6 +19,8 @@ void                 terret_ssh_channel_register      (GTypeModule         *modu
 TerretShellChannel  *terret_ssh_channel_new           (void);
 void                 terret_ssh_channel_set_client    (TerretSshChannel    *self,
                                                        const char * const  *client_argv,
+                                                       TerretSshMux        *mux,
+                                                       const char * const  *master_argv,
                                                        const char          *destination,
                                                        const char          *remote_launcher);
 char                *terret_ssh_channel_dup_destination (TerretSshChannel  *self);

@@ -3,16 +3,58 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <gio/gio.h>
 
 #include "terret-ssh-failure.h"
 
 /* The end of what a client said is what explains its exit; a client
  * made verbose by its options may say a lot before. */
 #define DIAGNOSTICS_TAIL (8 * 1024)
+
+/*
+ * terret_ssh_diagnostics_new:
+ *
+ * An anonymous in-memory file for a client's stderr: returns the
+ * descriptor it is read (and emptied) through, and sets @writer to the
+ * one to give the client, which appends, so that what it says after the
+ * file was emptied starts at its beginning.
+ */
+int
+terret_ssh_diagnostics_new (int     *writer,
+                            GError **error)
+{
+  g_autofree char *self_path = NULL;
+  int fd = memfd_create ("terret-ssh-stderr", MFD_CLOEXEC);
+  int saved_errno;
+
+  if (fd >= 0)
+    {
+      /* A description of its own: O_APPEND is the description's, and
+       * the reader's offset must not move. */
+      self_path = g_strdup_printf ("/proc/self/fd/%d", fd);
+      *writer = open (self_path, O_WRONLY | O_APPEND | O_CLOEXEC);
+      if (*writer >= 0)
+        return fd;
+    }
+
+  saved_errno = errno;
+  if (fd >= 0)
+    close (fd);
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+               "Could not set up the ssh client's streams: %s", g_strerror (saved_errno));
+  return -1;
+}
 
 /*
  * terret_ssh_read_diagnostics:

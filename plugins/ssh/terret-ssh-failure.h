@@ -50,6 +50,8 @@ typedef enum {
  * found. */
 #define TERRET_SSH_NO_SHELL_STATUS 127
 
+int               terret_ssh_diagnostics_new  (int         *writer,
+                                               GError     **error);
 char             *terret_ssh_read_diagnostics (int          fd);
 TerretSshFailure  terret_ssh_classify         (const char  *text,
                                                int          exit_status,
