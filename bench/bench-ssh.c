@@ -327,16 +327,23 @@ raw_master_start (Server     *server,
   return pid;
 }
 
+/* With @remote_launcher, the remote shell runs under it (as on a host
+ * with terret-exec installed); else as `auto` finds: here, where the
+ * remote is this host, in a PID namespace when the account may make one
+ * (root), else by the terminal's hangup. */
 static TerretExecutor *
 new_executor (Server     *server,
-              gboolean    multiplex)
+              gboolean    multiplex,
+              const char *remote_launcher)
 {
   g_autofree char *port = g_strdup_printf ("port=%u", server->port);
   g_autofree char *identity = g_strdup_printf ("identity-file=%s", server->client_key);
   g_autofree char *known_hosts = g_strdup_printf ("known-hosts=%s", server->known_hosts);
+  g_autofree char *launcher = g_strdup_printf ("remote-launcher=%s",
+                                               remote_launcher != NULL ? remote_launcher : "auto");
   const char *settings[] = {
     "host=127.0.0.1", port, identity, known_hosts, "config-file=none",
-    multiplex ? "multiplex=true" : "multiplex=false", NULL,
+    multiplex ? "multiplex=true" : "multiplex=false", launcher, NULL,
   };
   g_autoptr(GError) error = NULL;
   TerretExecutor *executor = terret_executor_new_with_settings ("ssh", settings, &error);
@@ -392,6 +399,8 @@ main (int    argc,
   g_autoptr(GArray) round_trip = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr(GArray) raw_live = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr(GArray) raw_own = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr(GArray) live_launched = g_array_new (FALSE, FALSE, sizeof (double));
+  const char *remote_launcher = g_getenv ("TERRET_LAUNCHER");
   g_autoptr(TerretExecutor) shared = NULL;
   g_autoptr(TerretExecutor) separate = NULL;
   g_autofree char *control_path = NULL;
@@ -425,14 +434,14 @@ main (int    argc,
    * master. */
   for (int i = 0; i < opt_runs; i++)
     {
-      g_autoptr(TerretExecutor) executor = new_executor (&server, TRUE);
+      g_autoptr(TerretExecutor) executor = new_executor (&server, TRUE, NULL);
 
       add_sample (first, time_session_start (executor, "first"));
     }
 
   /* New sessions on a live connection: one session keeps the master up,
    * each timed one is closed before the next. */
-  shared = new_executor (&server, TRUE);
+  shared = new_executor (&server, TRUE, NULL);
   time_session_start (shared, "keeper");
   for (int i = 0; i < opt_runs; i++)
     {
@@ -444,8 +453,23 @@ main (int    argc,
   for (int i = 0; i < opt_runs; i++)
     add_sample (round_trip, time_session_start (shared, "keeper"));
 
+  /* The same under the launcher the tree built, run as the remote's. */
+  if (remote_launcher != NULL)
+    {
+      g_autoptr(TerretExecutor) executor = new_executor (&server, TRUE, remote_launcher);
+
+      time_session_start (executor, "keeper");
+      for (int i = 0; i < opt_runs; i++)
+        {
+          g_autofree char *key = g_strdup_printf ("launched-%d", i);
+
+          add_sample (live_launched, time_session_start (executor, key));
+          terret_executor_close_session (executor, key);
+        }
+    }
+
   /* multiplex=false: a connection and a login per session. */
-  separate = new_executor (&server, FALSE);
+  separate = new_executor (&server, FALSE, NULL);
   for (int i = 0; i < opt_runs; i++)
     {
       g_autofree char *key = g_strdup_printf ("own-%d", i);
@@ -472,6 +496,13 @@ main (int    argc,
   row = bench_report_add (report, "session start + true, median", "ssh, live (vs OpenSSH)",
                           median_of (live), "ms");
   bench_row_set_baseline (row, "ssh -tt true, live master", median_of (raw_live));
+  if (live_launched->len > 0)
+    {
+      row = bench_report_add (report, "session start + true, median", "ssh, live, remote launcher",
+                              median_of (live_launched), "ms");
+      bench_row_set_baseline (row, "ssh -tt true, live master", median_of (raw_live));
+      bench_row_set_target_max (row, 30);
+    }
   bench_report_add (report, "run true on a live session, median", "ssh", median_of (round_trip),
                     "ms");
 
