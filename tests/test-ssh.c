@@ -1567,6 +1567,47 @@ test_multiplex_off (Fixture       *fixture,
   g_assert_cmpstr (first, ==, second);
 }
 
+static guint
+count_own_fds (void)
+{
+  g_autoptr(GDir) dir = g_dir_open ("/proc/self/fd", 0, NULL);
+  guint n = 0;
+
+  g_assert_nonnull (dir);
+  while (g_dir_read_name (dir) != NULL)
+    n++;
+  return n;
+}
+
+/* Sessions that come and go on a live master leave nothing behind in
+ * the host: no descriptor, whichever context their runs were on. */
+static void
+test_multiplex_nothing_kept (Fixture       *fixture,
+                             gconstpointer  data)
+{
+  g_autoptr(TerretExecutor) executor = NULL;
+  guint before;
+
+  SKIP_WITHOUT_SSHD (fixture);
+  executor = new_executor (fixture);
+  terret_test_assert_terminal_run (executor, "true", 0, "");
+  g_object_unref (terret_test_run_in (executor, "warm", "true", 0));
+  terret_executor_close_session (executor, "warm");
+  before = count_own_fds ();
+
+  for (guint i = 0; i < 20; i++)
+    {
+      g_autofree char *key = g_strdup_printf ("s%u", i);
+
+      terret_test_assert_terminal_run (executor, "true", 0, "");
+      g_object_unref (terret_test_run_in (executor, key, "true", 0));
+      g_object_unref (terret_test_run_in (executor, key, "true", 0));
+      terret_executor_close_session (executor, key);
+    }
+
+  g_assert_cmpuint (count_own_fds (), ==, before);
+}
+
 /* --- The conformance kit -------------------------------------------- */
 
 /* The kit is built next to the CLI. */
@@ -1680,6 +1721,7 @@ main (int   argc,
   TEST ("multiplex/opener-closed", test_multiplex_opener_closed);
   TEST ("multiplex/dispose", test_multiplex_dispose);
   TEST ("multiplex/off", test_multiplex_off);
+  TEST ("multiplex/nothing-kept", test_multiplex_nothing_kept);
   TEST ("conformance", test_conformance);
 
 #undef TEST

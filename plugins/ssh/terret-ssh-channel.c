@@ -591,6 +591,28 @@ terret_ssh_channel_set_client (TerretSshChannel   *self,
   g_mutex_unlock (&self->mutex);
 }
 
+/*
+ * terret_ssh_channel_settle:
+ *
+ * The shell answered a run: its client has its session, so whatever
+ * watched its start (see terret_ssh_mux_ticket_settle()) can stop.
+ */
+void
+terret_ssh_channel_settle (TerretSshChannel *self)
+{
+  g_autoptr(TerretSshMuxTicket) ticket = NULL;
+
+  g_return_if_fail (TERRET_IS_SSH_CHANNEL (self));
+
+  g_mutex_lock (&self->mutex);
+  if (self->ticket != NULL)
+    ticket = terret_ssh_mux_ticket_ref (self->ticket);
+  g_mutex_unlock (&self->mutex);
+
+  if (ticket != NULL)
+    terret_ssh_mux_ticket_settle (ticket);
+}
+
 /* How messages name the far end of the connection. */
 char *
 terret_ssh_channel_dup_destination (TerretSshChannel *self)

@@ -24,6 +24,7 @@ void                 terret_ssh_channel_set_client    (TerretSshChannel    *self
                                                        const char          *destination,
                                                        const char          *remote_launcher);
 char                *terret_ssh_channel_dup_destination (TerretSshChannel  *self);
+void                 terret_ssh_channel_settle        (TerretSshChannel    *self);
 TerretSshFailure     terret_ssh_channel_get_failure   (TerretSshChannel    *self,
                                                        char               **said);
 char                *terret_ssh_channel_build_command (const char * const  *argv,

@@ -594,6 +594,9 @@ terret_ssh_executor_explain_outcome (TerretSessionExecutor  *executor,
       return NULL;
     }
 
+  /* A shell answered: its session is on its master for good. */
+  terret_ssh_channel_settle (TERRET_SSH_CHANNEL (channel));
+
   /* The engine says that its shell ended; the client says whether the
    * connection went with it, in which case what it exited with (255) is
    * the client's, not the command's. */

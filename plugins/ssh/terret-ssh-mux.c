@@ -59,7 +59,8 @@
  * the master's own words. The pool's side of that socket, and the
  * master a session waits for, are watched on the main context the
  * session started on, which runs for as long as the session's start is
- * pending; nothing waits on a thread.
+ * pending, and no longer once its shell answered; nothing waits on a
+ * thread.
  *
  * Everything is guarded by the pool's mutex: sessions start and end on
  * any thread.
@@ -172,8 +173,8 @@ static void master_unref (Master *master);
 static gboolean ticket_on_ready (int fd, GIOCondition condition, gpointer user_data);
 static gboolean ticket_on_request (int fd, GIOCondition condition, gpointer user_data);
 
-static TerretSshMuxTicket *
-ticket_ref (TerretSshMuxTicket *self)
+TerretSshMuxTicket *
+terret_ssh_mux_ticket_ref (TerretSshMuxTicket *self)
 {
   g_atomic_ref_count_inc (&self->ref);
   return self;
@@ -236,8 +237,6 @@ static void
 deferred_flush (TerretSshMux *self,
                 Deferred     *deferred)
 {
-  g_clear_pointer (&deferred->sources, g_ptr_array_unref);
-
   if (deferred->masters->len > 0)
     {
       g_autoptr(TerretLauncher) launcher = NULL;
@@ -259,6 +258,9 @@ deferred_flush (TerretSshMux *self,
       g_mutex_unlock (&self->mutex);
     }
   g_clear_pointer (&deferred->masters, g_ptr_array_unref);
+
+  /* Last: the last reference to a ticket may be a source's. */
+  g_clear_pointer (&deferred->sources, g_ptr_array_unref);
 }
 
 /* --- Masters ----------------------------------------------------------- */
@@ -474,7 +476,8 @@ ticket_watch_locked (TerretSshMuxTicket *ticket)
   ticket->ready_source = g_unix_fd_source_new (ticket->master->ready_fd,
                                                G_IO_IN | G_IO_HUP | G_IO_ERR);
   g_source_set_static_name (ticket->ready_source, "[terret] ssh master up");
-  g_source_set_callback (ticket->ready_source, G_SOURCE_FUNC (ticket_on_ready), ticket_ref (ticket),
+  g_source_set_callback (ticket->ready_source, G_SOURCE_FUNC (ticket_on_ready),
+                         terret_ssh_mux_ticket_ref (ticket),
                          (GDestroyNotify)terret_ssh_mux_ticket_unref);
   g_source_attach (ticket->ready_source, ticket->context);
 }
@@ -840,11 +843,13 @@ terret_ssh_mux_unref (TerretSshMux *self)
 }
 
 /* Only these characters go unquoted into the client's options and the
- * wrapper's ProxyCommand, and a socket's path has room for 107 bytes. */
+ * wrapper's ProxyCommand, and a socket's path has room for 107 bytes:
+ * the names below this take up to 29, and a master binds its socket
+ * first as its path and 17 more. */
 static gboolean
 is_plain_dir (const char *dir)
 {
-  if (strlen (dir) > 64)
+  if (strlen (dir) > 60)
     return FALSE;
   for (const char *p = dir; *p != '\0'; p++)
     if (!g_ascii_isalnum (*p) && strchr ("/._-", *p) == NULL)
@@ -857,14 +862,17 @@ ensure_dir_locked (TerretSshMux  *self,
                    GError       **error)
 {
   g_autofree char *template = NULL;
-  const char *base = g_getenv ("XDG_RUNTIME_DIR");
+  const char *base = g_get_user_runtime_dir ();
 
   if (self->dir != NULL)
     return TRUE;
 
-  /* The user's runtime directory where there is one: it is emptied at
-   * logout, so even a host that was killed leaves nothing for long. */
-  if (base == NULL || !is_plain_dir (base) || !g_file_test (base, G_FILE_TEST_IS_DIR))
+  /* The user's runtime directory where there is one (as for the spools
+   * of full output): a tmpfs emptied at logout, so even a host that was
+   * killed leaves nothing for long. Without one GLib gives the cache
+   * directory, which outlives the session: the temporary one then. */
+  if (g_strcmp0 (base, g_get_user_cache_dir ()) == 0 || !is_plain_dir (base) ||
+      g_mkdir_with_parents (base, 0700) < 0)
     base = g_get_tmp_dir ();
   if (!is_plain_dir (base))
     base = "/tmp";
@@ -1102,7 +1110,8 @@ terret_ssh_mux_ticket_start (TerretSshMuxTicket *self,
 
   self->request_source = g_unix_fd_source_new (self->fd, G_IO_IN | G_IO_HUP | G_IO_ERR);
   g_source_set_static_name (self->request_source, "[terret] ssh session attempts");
-  g_source_set_callback (self->request_source, G_SOURCE_FUNC (ticket_on_request), ticket_ref (self),
+  g_source_set_callback (self->request_source, G_SOURCE_FUNC (ticket_on_request),
+                         terret_ssh_mux_ticket_ref (self),
                          (GDestroyNotify)terret_ssh_mux_ticket_unref);
   g_source_attach (self->request_source, self->context);
 
@@ -1110,6 +1119,32 @@ terret_ssh_mux_ticket_start (TerretSshMuxTicket *self,
   /* It may open a master now, for itself or for one queued. */
   if (!self->left)
     pump_locked (mux, &deferred);
+  g_mutex_unlock (&mux->mutex);
+  deferred_flush (mux, &deferred);
+}
+
+/*
+ * terret_ssh_mux_ticket_settle:
+ *
+ * The session's shell answered: its client has its session, and will
+ * ask for no other master. The pool stops watching it, and lets go of
+ * the context it started on (a synchronous run's, which nobody iterates
+ * any more).
+ */
+void
+terret_ssh_mux_ticket_settle (TerretSshMuxTicket *self)
+{
+  TerretSshMux *mux = self->mux;
+  Deferred deferred;
+
+  deferred_init (&deferred);
+  g_mutex_lock (&mux->mutex);
+  if (self->sent)
+    {
+      deferred_drop_source (&deferred, &self->request_source);
+      deferred_drop_source (&deferred, &self->ready_source);
+      g_clear_pointer (&self->context, g_main_context_unref);
+    }
   g_mutex_unlock (&mux->mutex);
   deferred_flush (mux, &deferred);
 }

@@ -29,8 +29,10 @@ int                 terret_ssh_mux_ticket_steal_wrapper_fd (TerretSshMuxTicket  
 void                terret_ssh_mux_ticket_start            (TerretSshMuxTicket  *self,
                                                             TerretLauncher      *launcher,
                                                             int                  attempts_fd);
+void                terret_ssh_mux_ticket_settle           (TerretSshMuxTicket  *self);
 TerretSshFailure    terret_ssh_mux_ticket_leave            (TerretSshMuxTicket  *self,
                                                             char               **said);
+TerretSshMuxTicket *terret_ssh_mux_ticket_ref              (TerretSshMuxTicket  *self);
 void                terret_ssh_mux_ticket_unref            (TerretSshMuxTicket  *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TerretSshMux, terret_ssh_mux_unref)
