@@ -300,14 +300,17 @@ terret_command_executor_run_async (TerretExecutor      *executor,
     timeout = settings->timeout;
 
   {
-    g_auto(GStrv) wrapper = _terret_sandbox_build_wrapper (settings, &error);
+    g_autoptr(GBytes) filter = NULL;
+    g_autofree char *key = NULL;
+    g_auto(GStrv) wrapper = _terret_sandbox_build_wrapper (settings, &filter, &key, &error);
 
     if (error != NULL)
       {
         g_task_return_error (task, g_steal_pointer (&error));
         return;
       }
-    launcher_link = _terret_launcher_link_pool_get (&priv->links, (const char * const *)wrapper);
+    launcher_link = _terret_launcher_link_pool_get (&priv->links, key,
+                                                    (const char * const *)wrapper, filter);
   }
 
   run = _terret_command_run_new (self, g_object_ref (task), request, settings, timeout);

@@ -109,14 +109,16 @@ get_link (TerretSessionExecutor  *self,
 {
   TerretSessionExecutorPrivate *priv = terret_session_executor_get_instance_private (self);
   g_autoptr(GError) local_error = NULL;
-  g_auto(GStrv) wrapper = _terret_sandbox_build_wrapper (settings, &local_error);
+  g_autoptr(GBytes) filter = NULL;
+  g_autofree char *key = NULL;
+  g_auto(GStrv) wrapper = _terret_sandbox_build_wrapper (settings, &filter, &key, &local_error);
 
   if (local_error != NULL)
     {
       g_propagate_error (error, g_steal_pointer (&local_error));
       return NULL;
     }
-  return _terret_launcher_link_pool_get (&priv->links, (const char * const *)wrapper);
+  return _terret_launcher_link_pool_get (&priv->links, key, (const char * const *)wrapper, filter);
 }
 
 /* A session found no shell: what its new one starts with, from the
