@@ -1382,6 +1382,16 @@ run_burst (TerretExecutor *executor,
   return g_hash_table_size (connections);
 }
 
+/* Every connection the sessions were on is a master's: none of them
+ * fell back to a connection of its own. */
+static void
+assert_all_on_masters (guint connections)
+{
+  g_autoptr(GHashTable) masters = find_masters ();
+
+  g_assert_cmpuint (connections, <=, g_hash_table_size (masters));
+}
+
 static void
 test_multiplex_burst (Fixture       *fixture,
                       gconstpointer  data)
@@ -1398,6 +1408,7 @@ test_multiplex_burst (Fixture       *fixture,
   connections = run_burst (executor, 64);
   g_test_message ("64 sessions on %u connections", connections);
   g_assert_cmpuint (connections, <=, 64 / 8);
+  assert_all_on_masters (connections);
 }
 
 /* A server that takes fewer sessions per connection than a master is
@@ -1417,6 +1428,7 @@ test_multiplex_refused (Fixture       *fixture,
   connections = run_burst (executor, 6);
   g_test_message ("6 sessions on %u connections", connections);
   g_assert_cmpuint (connections, >=, 3);
+  assert_all_on_masters (connections);
 
   g_clear_object (&executor);
   sshd_restart_with (fixture, "MaxSessions 0");
