@@ -889,26 +889,15 @@ terret_ssh_executor_init (TerretSshExecutor *self)
 
 /* --- Module ------------------------------------------------------------ */
 
-G_MODULE_EXPORT void
-g_io_module_load (GIOModule *module)
+static void
+ssh_module_load (GTypeModule *module)
 {
-  terret_ssh_channel_register (G_TYPE_MODULE (module));
-  terret_ssh_executor_register_type (G_TYPE_MODULE (module));
+  terret_ssh_channel_register (module);
+  terret_ssh_executor_register_type (module);
   /* Low: a remote host is never what a caller who named no backend
    * expects, and without a host configured this one is unavailable. */
   g_io_extension_point_implement (TERRET_EXECUTOR_EXTENSION_POINT_NAME,
                                   terret_ssh_executor_get_type (), "ssh", 10);
 }
 
-G_MODULE_EXPORT void
-g_io_module_unload (GIOModule *module)
-{
-}
-
-G_MODULE_EXPORT char **
-g_io_module_query (void)
-{
-  char *extension_points[] = { (char *)TERRET_EXECUTOR_EXTENSION_POINT_NAME, NULL };
-
-  return g_strdupv (extension_points);
-}
+TERRET_DEFINE_BACKEND_MODULE (ssh_module_load)
