@@ -403,6 +403,7 @@ main (int    argc,
   const char *remote_launcher = g_getenv ("TERRET_LAUNCHER");
   g_autoptr(TerretExecutor) shared = NULL;
   g_autoptr(TerretExecutor) separate = NULL;
+  g_autoptr(TerretExecutor) launched = NULL;
   g_autofree char *control_path = NULL;
   BenchReport *report;
   BenchRow *row;
@@ -420,64 +421,55 @@ main (int    argc,
     }
   server_start (&server);
 
-  /* OpenSSH alone: the floor under each. */
+  /* Each round takes one sample of every subject, so that a machine
+   * whose load drifts weighs on all of them alike. */
   control_path = g_build_filename (server.dir, "raw-master", NULL);
   raw_master = raw_master_start (&server, control_path);
-  for (int i = 0; i < opt_runs; i++)
-    add_sample (raw_live, time_raw_session (&server, control_path));
-  kill (raw_master, SIGTERM);
-  waitpid (raw_master, NULL, 0);
-  for (int i = 0; i < opt_runs; i++)
-    add_sample (raw_own, time_raw_session (&server, NULL));
-
-  /* A first connection: a new executor, whose first session opens the
-   * master. */
-  for (int i = 0; i < opt_runs; i++)
-    {
-      g_autoptr(TerretExecutor) executor = new_executor (&server, TRUE, NULL);
-
-      add_sample (first, time_session_start (executor, "first"));
-    }
-
-  /* New sessions on a live connection: one session keeps the master up,
-   * each timed one is closed before the next. */
+  /* One session keeps each executor's master up; each timed one is
+   * closed before the next. */
   shared = new_executor (&server, TRUE, NULL);
   time_session_start (shared, "keeper");
-  for (int i = 0; i < opt_runs; i++)
-    {
-      g_autofree char *key = g_strdup_printf ("live-%d", i);
-
-      add_sample (live, time_session_start (shared, key));
-      terret_executor_close_session (shared, key);
-    }
-  for (int i = 0; i < opt_runs; i++)
-    add_sample (round_trip, time_session_start (shared, "keeper"));
-
-  /* The same under the launcher the tree built, run as the remote's. */
   if (remote_launcher != NULL)
     {
-      g_autoptr(TerretExecutor) executor = new_executor (&server, TRUE, remote_launcher);
-
-      time_session_start (executor, "keeper");
-      for (int i = 0; i < opt_runs; i++)
-        {
-          g_autofree char *key = g_strdup_printf ("launched-%d", i);
-
-          add_sample (live_launched, time_session_start (executor, key));
-          terret_executor_close_session (executor, key);
-        }
+      launched = new_executor (&server, TRUE, remote_launcher);
+      time_session_start (launched, "keeper");
     }
-
-  /* multiplex=false: a connection and a login per session. */
   separate = new_executor (&server, FALSE, NULL);
+
   for (int i = 0; i < opt_runs; i++)
     {
-      g_autofree char *key = g_strdup_printf ("own-%d", i);
+      g_autofree char *key = g_strdup_printf ("s%d", i);
 
+      /* New sessions on a live connection, and OpenSSH's alone. */
+      add_sample (raw_live, time_raw_session (&server, control_path));
+      add_sample (live, time_session_start (shared, key));
+      terret_executor_close_session (shared, key);
+      /* The same under the launcher the tree built, run as the
+       * remote's. */
+      if (launched != NULL)
+        {
+          add_sample (live_launched, time_session_start (launched, key));
+          terret_executor_close_session (launched, key);
+        }
+
+      /* A first connection: a new executor, whose first session opens
+       * the master; OpenSSH logging in alone; multiplex=false. */
+      add_sample (raw_own, time_raw_session (&server, NULL));
+      {
+        g_autoptr(TerretExecutor) executor = new_executor (&server, TRUE, NULL);
+
+        add_sample (first, time_session_start (executor, "first"));
+      }
       add_sample (own, time_session_start (separate, key));
       terret_executor_close_session (separate, key);
+
+      add_sample (round_trip, time_session_start (shared, "keeper"));
     }
+
+  kill (raw_master, SIGTERM);
+  waitpid (raw_master, NULL, 0);
   g_clear_object (&shared);
+  g_clear_object (&launched);
   g_clear_object (&separate);
 
   report = bench_report_new ("ssh");
