@@ -1748,6 +1748,14 @@ main (int   argc,
   signal (SIGPIPE, SIG_IGN);
   /* Set before any thread exists; no remote shell may see it. */
   g_setenv ("TERRET_SSH_HOST_ONLY", "leaked", TRUE);
+  /* The runtime directory of the hosts the tests start (serve, the
+   * conformance kit): one SIGKILLed leaves its control directory there,
+   * which goes with the test's temporary files. */
+  {
+    g_autofree char *runtime = terret_test_make_tmpdir ();
+
+    g_setenv ("XDG_RUNTIME_DIR", runtime, TRUE);
+  }
 
 #define TEST(path, func) \
   g_test_add ("/ssh/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
