@@ -227,7 +227,9 @@ static const Case cases[] = {
       { "echo one; stty opost onlcr", 0, "one\n", QUIET },
       { "stty opost olcuc -onlcr", 0, "", QUIET },
       { "stty icanon echo; (exit 3)", 3, "", QUIET },
-      { "stty -isig", 0, "", QUIET },
+      { "stty -isig intr ^X", 0, "", QUIET },
+      /* Taken back with ^C, which interrupts again. */
+      { "echo \"open", 2, "*unexpected EOF*", QUIET },
       { "stty raw", 0, "", QUIET },
       /* Input translated (NL to CR, CR dropped) would end no request. */
       { "stty inlcr igncr icrnl istrip", 0, "", QUIET },

@@ -46,7 +46,8 @@ G_DEFINE_DYNAMIC_TYPE_EXTENDED (TerretPtyChannel, terret_pty_channel, TERRET_TYP
  * - no input translation (NL to CR, CR ignored or made NL, the eighth bit
  *   stripped, capitals lowered), so a request and the caller's input
  *   arrive as written: `stty inlcr igncr` would otherwise end every line;
- * - ISIG kept, so ^C still interrupts the foreground group. */
+ * - ISIG kept, and ^C the interrupt character, so ^C still interrupts the
+ *   foreground group. */
 static gboolean
 set_modes (int      fd,
            GError **error)
@@ -63,12 +64,13 @@ set_modes (int      fd,
   wanted.c_iflag &= ~(IXON | IXOFF | IXANY | INLCR | IGNCR | ICRNL | ISTRIP | IUCLC);
   wanted.c_cc[VMIN] = 1;
   wanted.c_cc[VTIME] = 0;
+  wanted.c_cc[VINTR] = 0x03;
 
   /* This runs before every exchange; the usual case is that nothing
    * changed, and one read is then all it costs. */
   if (wanted.c_lflag == modes.c_lflag && wanted.c_oflag == modes.c_oflag &&
       wanted.c_iflag == modes.c_iflag && wanted.c_cc[VMIN] == modes.c_cc[VMIN] &&
-      wanted.c_cc[VTIME] == modes.c_cc[VTIME])
+      wanted.c_cc[VTIME] == modes.c_cc[VTIME] && wanted.c_cc[VINTR] == modes.c_cc[VINTR])
     return TRUE;
 
   if (tcsetattr (fd, TCSANOW, &wanted) < 0)

@@ -141,8 +141,10 @@ static const char eval_request[] = "\\builtin eval $'%1$s'\n";
 /* For a channel whose terminal modes cannot be set from the host side
  * (a remote pty behind ssh): the same modes, from inside, after every
  * command, so `stty sane` cannot mangle the marker or make later
- * requests echo; `command -p`, so an empty PATH cannot stop it. */
-#define TTY_MODES "-echo -opost -icanon -ixon -ixoff -istrip -inlcr -igncr -icrnl min 1 time 0"
+ * requests echo, and ^C interrupts whatever modes the remote terminal
+ * was made with; `command -p`, so an empty PATH cannot stop it. */
+#define TTY_MODES \
+  "-echo -opost -icanon -ixon -ixoff -istrip -inlcr -igncr -icrnl isig intr ^C min 1 time 0"
 static const char remote_modes[] =
   "\\command -p stty " TTY_MODES " 2>/dev/null;PS1='\\036%1$s0:0:i:;\\036%1$s'$'\\n'\n";
 
