@@ -24,11 +24,10 @@
 #define CWD_MAX (64 * 1024)
 
 /* What bash prints for PS1 when promptvars is off: PS1 as it stands, its
- * `\036` decoded. It holds an RS byte, which `echo "$PS1"` does not
- * print (that prints the escape), and nothing of the key. */
+ * `\036` decoded. It begins with an RS byte, which `echo "$PS1"` does not
+ * print (that prints the escape), and holds nothing of the key. */
 static const char literal_prompt[] =
-  "${__terret_z#\x1e}${__terret_x[__terret_i++]-\x1e${__terret_K}" TERRET_PROTOCOL_MARKER_FIELDS
-  "\x1e${__terret_K}\n}";
+  "\x1e${__terret_K}" TERRET_PROTOCOL_MARKER_FIELDS "\x1e${__terret_K}\n";
 #define LITERAL_LEN (sizeof literal_prompt - 1)
 
 /*
@@ -46,39 +45,24 @@ _terret_protocol_scan (const TerretProtocolKey *key,
                        gsize                    len,
                        gsize                   *start)
 {
-  for (gsize i = 0; i < len; i++)
+  const guint8 *rs;
+
+  for (gsize i = 0; (rs = memchr (data + i, TERRET_PROTOCOL_LEAD_BYTE, len - i)) != NULL; i++)
     {
-      const guint8 *needle;
-      gsize needle_len, n;
+      gsize left;
 
-      if (data[i] == TERRET_PROTOCOL_LEAD_BYTE)
-        {
-          needle = key->lead;
-          needle_len = TERRET_PROTOCOL_LEAD_LEN;
-        }
-      else if (data[i] == '$')
-        {
-          needle = (const guint8 *)literal_prompt;
-          needle_len = LITERAL_LEN;
-        }
-      else
-        {
-          /* Skip to the next byte that can begin one. */
-          const guint8 *rs = memchr (data + i, TERRET_PROTOCOL_LEAD_BYTE, len - i);
-          const guint8 *dollar = memchr (data + i, '$', rs != NULL ? (gsize)(rs - (data + i)) : len - i);
-          const guint8 *next = dollar != NULL ? dollar : rs;
-
-          if (next == NULL)
-            break;
-          i = next - data - 1;
-          continue;
-        }
-
-      n = MIN (len - i, needle_len);
-      if (memcmp (data + i, needle, n) == 0)
+      i = rs - data;
+      left = len - i;
+      /* Both begin with RS; the stretch may end inside either. */
+      if (memcmp (rs, key->lead, MIN (left, TERRET_PROTOCOL_LEAD_LEN)) == 0 ||
+          memcmp (rs, literal_prompt, MIN (left, LITERAL_LEN)) == 0)
         {
           *start = i;
-          return n == needle_len ? TERRET_LEAD_FOUND : TERRET_LEAD_PARTIAL;
+          if ((left >= TERRET_PROTOCOL_LEAD_LEN &&
+               memcmp (rs, key->lead, TERRET_PROTOCOL_LEAD_LEN) == 0) ||
+              (left >= LITERAL_LEN && memcmp (rs, literal_prompt, LITERAL_LEN) == 0))
+            return TERRET_LEAD_FOUND;
+          return TERRET_LEAD_PARTIAL;
         }
     }
 
@@ -193,15 +177,14 @@ _terret_protocol_parse_marker (const TerretProtocolKey *key,
   TerretMarkerParse parse;
   const guint8 *end;
 
-  if (data[0] != TERRET_PROTOCOL_LEAD_BYTE)
+  if (len >= LITERAL_LEN && memcmp (data, literal_prompt, LITERAL_LEN) == 0)
     {
-      g_assert (len >= LITERAL_LEN && memcmp (data, literal_prompt, LITERAL_LEN) == 0);
-
       *marker = (TerretMarker) { .kind = TERRET_MARKER_KIND_LITERAL, .len = LITERAL_LEN };
       return TERRET_MARKER_FOUND;
     }
-
-  g_assert (len >= TERRET_PROTOCOL_LEAD_LEN);
+  if (len < TERRET_PROTOCOL_LEAD_LEN || memcmp (data, key->lead, TERRET_PROTOCOL_LEAD_LEN) != 0)
+    return memcmp (data, literal_prompt, MIN (len, LITERAL_LEN)) == 0 ? TERRET_MARKER_INCOMPLETE
+                                                                       : TERRET_MARKER_INVALID;
 
   if (i < len && (data[i] == 'R' || data[i] == 'C'))
     {

@@ -100,7 +100,7 @@ static const char careful_step[] =
   "{ __terret_s=%2$s%3$s;\\builtin unalias __terret_c;"
   "[[ -n ${PS1+${PS1@a}} ]]||PS1=$__terret_ps1;\\__terret_N||__terret_f+=M;%4$s"
   "__terret_k=%1$" G_GUINT64_FORMAT ";"
-  "[[ $__terret_f != *P* ]]||\\builtin printf %%s \"${__terret_m@P}\" >&$__terret_in;}"
+  "[[ $__terret_f != *P* ]]||\\builtin printf %%s \"${__terret_ps1@P}\" >&$__terret_in;}"
   " 0<&$((__terret_xf=10#0${BASH_XTRACEFD:+${BASH_XTRACEFD//[!0-9]/}},"
   "__terret_xf=__terret_xf>2?__terret_xf:2,0)) >&- 2>&- {__terret_xf}>&-"
   "||__terret_k=%1$" G_GUINT64_FORMAT " __terret_f=r;"
@@ -129,7 +129,8 @@ static const char careful_restore[] =
  * nothing (__terret_i=0 selects the empty element of __terret_x in PS1,
  * once). */
 static const char alias_request[] =
-  "BASH_ALIASES[__terret_c]=$'%2$s' __terret_a=%1$" G_GUINT64_FORMAT " __terret_i=0\n__terret_c\n";
+  "BASH_ALIASES[__terret_c]=$'%2$s' __terret_a=%1$" G_GUINT64_FORMAT " __terret_i=0 "
+  "PS1=$__terret_psw\n__terret_c\n";
 
 /* The eval carry's line: the group in an eval. A syntax error fails the
  * eval at once, with bash's message and status 2, before anything of the
@@ -158,13 +159,13 @@ static const char remote_modes[] =
  * requests. PS0 and PS2 empty, so nothing but the marker is printed
  * between exchanges.
  *
- * PS1 is `${__terret_z#\036}${__terret_x[__terret_i++]-MARKER}`: the
- * marker, unless the element of __terret_x the counter names is set,
- * which only element 0 is: a request sets the counter to 0 for the prompt
- * between its two lines to print nothing. The first part expands to
- * nothing; it puts an RS into the literal form (promptvars off) before
- * anything else, for the reader to find. __terret_m is the marker alone,
- * for a harness that must print it itself.
+ * PS1 is the marker, `\036${__terret_K}...`: prompt decoding makes the
+ * RS, so PS1's value holds neither it nor the key. For the prompt between
+ * an alias request's two lines the request sets PS1 to
+ * `${__terret_x[__terret_i++]-MARKER}` and the counter to 0: element 0 of
+ * __terret_x is the only one set, and it is empty, so that one prompt
+ * prints nothing and every later one the marker, until the harness puts
+ * the plain one back.
  *
  * __terret_N is the careful harness and __terret_T its checks alone, for
  * PROMPT_COMMAND's last word: a DEBUG trap found by the probe and set
@@ -218,7 +219,8 @@ static const char remote_modes[] =
   "__terret_f+=R;" \
   "if [[ ${BASH_ALIASES@a} != A||:$BASHOPTS: != *:expand_aliases:* ]];then __terret_f+=A;" \
   "else BASH_ALIASES[__terret_y]=:;\\builtin unalias __terret_y||__terret_f+=A;fi;" \
-  "if [[ ${PS1+${PS1@a}} == *r* ]];then [[ $PS1 == \"$__terret_ps1\" ]]||__terret_f+=P;" \
+  "if [[ ${PS1+${PS1@a}} == *r* ]];then " \
+  "if [[ $PS1 == \"$__terret_ps1\"||$PS1 == \"$__terret_psw\" ]];then __terret_f+=A;else __terret_f+=P;fi;" \
   "elif [[ ${PS1-} != \"$__terret_ps1\"||-n ${PS1+${PS1@a}} ]];then " \
   "[[ -z ${PS1+${PS1@a}} ]]||{ \\builtin unset -n PS1;\\builtin unset PS1;__terret_f+=q;};" \
   "PS1=$__terret_ps1;fi;" \
@@ -251,12 +253,11 @@ static const char handshake_script[] =
   "__terret_i=2 __terret_a=0 __terret_b= __terret_e= __terret_g= __terret_xf= __terret_o= __terret_w= __terret_pa= "
   "__terret_pca= __terret_xa= __terret_xe= __terret_xs= __terret_xp=;__terret_x=('') __terret_pc=();"
   "((BASH_VERSINFO[0]*100+BASH_VERSINFO[1]>=501))&&__terret_pa=1;"
-  "__terret_m=$'\\\\036${__terret_K}" TERRET_PROTOCOL_MARKER_FIELDS "\\\\036${__terret_K}\\n';"
-  "__terret_ps1=$'${__terret_z#\\\\036}${__terret_x[__terret_i++]-\\\\036${__terret_K}" TERRET_PROTOCOL_MARKER_FIELDS
-  "\\\\036${__terret_K}\\n}';"
+  "__terret_ps1=$'\\\\036${__terret_K}" TERRET_PROTOCOL_MARKER_FIELDS "\\\\036${__terret_K}\\n';"
+  "__terret_psw=\"\\${__terret_x[__terret_i++]-$__terret_ps1}\";"
   "__terret_ps2=$'\\\\036${__terret_K}C\\\\036${__terret_K}\\n';"
   "__terret_tail='{ \\__terret_T t;[[ $__terret_f != *P* ]]||"
-  "\\builtin printf %s \"${__terret_m@P}\" >&$__terret_in;} >&- 2>&-';"
+  "\\builtin printf %s \"${__terret_ps1@P}\" >&$__terret_in;} >&- 2>&-';"
   "__terret_N(){ __terret_r= __terret_rf= __terret_f= __terret_d=;"
   "[[ -z $__terret_xa ]]||{ [[ ${PROMPT_COMMAND-} != \"$__terret_xp\" ]]||\\builtin unset PROMPT_COMMAND;"
   "[[ ${ENV+${ENV@a}} == *r* ]]||{ \\builtin unset ENV;[[ -z $__terret_xs ]]||ENV=$__terret_xe;};"
@@ -270,7 +271,7 @@ static const char handshake_script[] =
   "\\builtin export PROMPT_COMMAND=\"$__terret_xp\";"
   "[[ ${ENV+${ENV@a}} == *r* ]]||\\builtin export ENV=\"\\$($__terret_xp)\";};"
   "__terret_c(){ __terret_q=$?;if [[ $__terret_i == 1 ]];then __terret_k=$__terret_a __terret_f+=U;"
-  "else __terret_i=0;fi;\\builtin return $__terret_q;};"
+  "else __terret_i=0 PS1=$__terret_psw;fi;\\builtin return $__terret_q;};"
   "__terret_tty(){ \\command -p stty " TTY_MODES ";};"
   "__terret_fds(){ \\builtin unset -f exec;"
   "[[ -t 0 ]]||{ if [[ -t $__terret_in ]];then \\exec 0<&$__terret_in;elif [[ -t 2 ]];then \\exec 0<&2;"
