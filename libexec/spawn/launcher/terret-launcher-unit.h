@@ -29,6 +29,16 @@ typedef struct
   uint64_t limit_open_files;
 } Plan;
 
+/* Splits a spawn request's records, @size bytes at @data followed by a
+ * NUL, into @plan, whose strings point into @data. A descriptor index
+ * must be below @n_child_fds. Returns 0, or an errno (EINVAL for a
+ * malformed request); plan->argv and plan->envp are the caller's to free
+ * either way. */
+int  launcher_parse_plan (char   *data,
+                          size_t  size,
+                          size_t  n_child_fds,
+                          Plan   *plan);
+
 /* Runs the unit in a child of the launcher: starts @plan's process,
  * reports on @unit_fd, contains everything it starts. Never returns. */
 void launcher_unit_main (const Plan *plan,
@@ -42,6 +52,25 @@ void launcher_unit_main (const Plan *plan,
 void launcher_kill_children (void (*on_reaped) (int pid, int status, void *data),
                              void  *data);
 
+/* Kills every child of the calling process that is not one of @units:
+ * orphans reparented to a launcher, whose unit was killed before it could
+ * end them. No units: every child. */
+void launcher_kill_strays (const pid_t *units,
+                           size_t       n_units);
+
 /* `terret-launcher --supervise PROGRAM...` (terret-launcher-supervise.c):
  * runs @argv and contains what it starts, where no library is near. */
 int launcher_supervise_main (char **argv);
+
+/* `terret-launcher --serve` (terret-launcher-serve.c): the far side of a
+ * bridge, on its standard input and output. */
+int launcher_serve_main (char **argv);
+
+/* `terret-launcher --socket FD --bridge ...` (terret-launcher-bridge.c):
+ * a launcher for the library whose processes run on a far side. */
+int launcher_bridge_main (int    sock,
+                          char **argv);
+
+/* What identifies the launcher's build, which a bridge and its far side
+ * must share. */
+extern const char launcher_build_id[];

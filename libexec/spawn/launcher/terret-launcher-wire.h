@@ -9,9 +9,11 @@
  * Two kinds of conversation, both over SOCK_SEQPACKET sockets, so every
  * record arrives whole or not at all and the end of a peer is an EOF:
  *
- * - The request socket, one per launcher: the library sends one spawn
- *   request per process, with descriptors attached (SCM_RIGHTS), and
- *   reads one reply.
+ * - The request socket, one per launcher: the launcher says hello once
+ *   it runs (a bridge, once its far side does: so a far side that could
+ *   not be reached is an EOF before the hello); then the library sends
+ *   one spawn request per process, with descriptors attached
+ *   (SCM_RIGHTS), and reads one reply.
  * - The unit socket, one per process: the library's end of it is the
  *   process as far as the library is concerned. The unit (the launcher's
  *   child that owns the process and everything it starts) reports
@@ -46,6 +48,17 @@ typedef struct
   int32_t  error;       /* errno of a failed fork, or 0 */
   int32_t  unit_pid;
 } TerretWireReply;
+
+#define TERRET_WIRE_HELLO_MAGIC 0x5448454cu   /* "THEL" */
+
+/* The launcher's first record: it runs, and under which seccomp mode
+ * (PR_GET_SECCOMP: 2 under a filter), so a filter asked for and not in
+ * force is found before anything runs. */
+typedef struct
+{
+  uint32_t magic;
+  int32_t  seccomp;
+} TerretWireHello;
 
 /* The payload: a sequence of NUL-terminated strings read in pairs, a key
  * then its value. Arguments and environment entries repeat their key, in
