@@ -7,6 +7,8 @@
 
 #include <glib.h>
 
+#include "terret-far-side.h"
+
 G_BEGIN_DECLS
 
 /* The environment variable naming the launcher program, for uninstalled
@@ -17,6 +19,8 @@ typedef struct _TerretLauncherLink TerretLauncherLink;
 
 TerretLauncherLink *_terret_launcher_link_new          (void);
 TerretLauncherLink *_terret_launcher_link_new_wrapped  (const char * const *wrapper);
+TerretLauncherLink *_terret_launcher_link_new_far      (TerretFarSide      *far);
+gboolean          _terret_launcher_link_is_far       (TerretLauncherLink  *self);
 TerretLauncherLink *_terret_launcher_link_ref          (TerretLauncherLink  *self);
 void              _terret_launcher_link_unref        (TerretLauncherLink  *self);
 TerretLauncherLink *_terret_launcher_link_get_default  (void);
@@ -43,5 +47,7 @@ void              _terret_launcher_link_pool_init    (TerretLauncherLinkPool *po
 void              _terret_launcher_link_pool_clear   (TerretLauncherLinkPool *pool);
 TerretLauncherLink *_terret_launcher_link_pool_get     (TerretLauncherLinkPool *pool,
                                                    const char * const   *wrapper);
+TerretLauncherLink *_terret_launcher_link_pool_get_far (TerretLauncherLinkPool *pool,
+                                                     TerretFarSide          *far);
 
 G_END_DECLS

@@ -11,7 +11,8 @@
 G_BEGIN_DECLS
 
 TerretProcess *_terret_process_new               (GPid           pid,
-                                                  int            unit_fd);
+                                                  int            unit_fd,
+                                                  gboolean       far);
 gboolean       _terret_process_is_gone           (TerretProcess *self);
 gboolean       _terret_process_left_others       (TerretProcess *self);
 GSource       *_terret_process_create_gone_source (TerretProcess *self);
