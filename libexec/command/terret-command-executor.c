@@ -262,6 +262,41 @@ terret_command_executor_get_capabilities (TerretExecutor *executor)
   return TERRET_COMMAND_EXECUTOR_GET_CLASS (self)->get_capabilities (self);
 }
 
+/* The launcher a run with @settings starts under: on the subclass's far
+ * side, or inside the sandbox they ask for, if any. */
+static TerretLauncherLink *
+get_link (TerretCommandExecutor  *self,
+          TerretSettings         *settings,
+          GError                **error)
+{
+  TerretCommandExecutorPrivate *priv = terret_command_executor_get_instance_private (self);
+  TerretCommandExecutorClass *klass = TERRET_COMMAND_EXECUTOR_GET_CLASS (self);
+  g_autoptr(GError) local_error = NULL;
+  g_auto(GStrv) wrapper = NULL;
+
+  if (klass->get_far_side != NULL)
+    {
+      g_autoptr(TerretFarSide) far = klass->get_far_side (self, &local_error);
+
+      if (local_error != NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return NULL;
+        }
+      if (far != NULL)
+        return _terret_sandbox_check_far (settings, error)
+               ? _terret_launcher_link_pool_get_far (&priv->links, far) : NULL;
+    }
+
+  wrapper = _terret_sandbox_build_wrapper (settings, &local_error);
+  if (local_error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
+  return _terret_launcher_link_pool_get (&priv->links, (const char * const *)wrapper);
+}
+
 static void
 terret_command_executor_run_async (TerretExecutor      *executor,
                                    TerretRequest       *request,
@@ -299,16 +334,12 @@ terret_command_executor_run_async (TerretExecutor      *executor,
   if (timeout <= 0)
     timeout = settings->timeout;
 
-  {
-    g_auto(GStrv) wrapper = _terret_sandbox_build_wrapper (settings, &error);
-
-    if (error != NULL)
-      {
-        g_task_return_error (task, g_steal_pointer (&error));
-        return;
-      }
-    launcher_link = _terret_launcher_link_pool_get (&priv->links, (const char * const *)wrapper);
-  }
+  launcher_link = get_link (self, settings, &error);
+  if (launcher_link == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
 
   run = _terret_command_run_new (self, g_object_ref (task), request, settings, timeout);
   if (!_terret_command_run_spawn (run, launcher_link, cancellable, &error))
@@ -520,6 +551,13 @@ static char *
 terret_command_executor_dup_containment (TerretExecutor *executor)
 {
   TerretCommandExecutor *self = TERRET_COMMAND_EXECUTOR (executor);
+
+  return TERRET_COMMAND_EXECUTOR_GET_CLASS (self)->describe_containment (self);
+}
+
+static char *
+terret_command_executor_real_describe_containment (TerretCommandExecutor *self)
+{
   TerretCommandExecutorPrivate *priv = terret_command_executor_get_instance_private (self);
   g_autoptr(TerretSettings) settings = _terret_settings_store_snapshot (&priv->settings);
 
@@ -651,6 +689,7 @@ terret_command_executor_class_init (TerretCommandExecutorClass *klass)
   klass->get_capabilities = terret_command_executor_real_get_capabilities;
   klass->check_available = terret_command_executor_real_check_available;
   klass->prepare_run = terret_command_executor_real_prepare_run;
+  klass->describe_containment = terret_command_executor_real_describe_containment;
 
   /**
    * TerretCommandExecutor:timeout:

@@ -848,11 +848,15 @@ _terret_command_run_spawn (CommandRun        *run,
   g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
   g_auto(GStrv) envp = NULL;
   const char *cwd = terret_request_get_cwd (run->request);
+  gboolean far = _terret_launcher_link_is_far (launcher_link);
+  const char *no_environ[] = { NULL };
   int fds[2][2] = { { -1, -1 }, { -1, -1 } };
 
   if (cwd == NULL)
     cwd = run->settings->cwd;
-  if (cwd != NULL && !g_file_test (cwd, G_FILE_TEST_IS_DIR))
+  /* A far side's directories are not this host's: one that is not there
+   * fails the spawn, naming it. */
+  if (cwd != NULL && !far && !g_file_test (cwd, G_FILE_TEST_IS_DIR))
     {
       g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
                    "The working directory “%s” is not a directory", cwd);
@@ -876,8 +880,10 @@ _terret_command_run_spawn (CommandRun        *run,
         _terret_command_executor_keep_spool (run->executor, run->session, run->streams[i].spool);
     }
 
-  envp = _terret_settings_build_environ (run->settings, NULL, terret_request_get_env (run->request),
-                                         error);
+  /* Not the host's environment on a far side: the far side's own is
+   * under what is given there. */
+  envp = _terret_settings_build_environ (run->settings, far ? (const char * const *)no_environ : NULL,
+                                         terret_request_get_env (run->request), error);
   if (envp == NULL)
     return FALSE;
   terret_launcher_set_environ (launcher, (const char * const *)envp);

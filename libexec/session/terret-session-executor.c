@@ -100,17 +100,33 @@ static const TerretSettingId session_settings[] = {
 
 /* --- Starting shells ------------------------------------------------------ */
 
-/* The launcher a shell with @settings starts under: inside the sandbox
- * they ask for, if any. */
+/* The launcher a shell with @settings starts under: on the subclass's far
+ * side, or inside the sandbox they ask for, if any. */
 static TerretLauncherLink *
 get_link (TerretSessionExecutor  *self,
                 TerretSettings         *settings,
                 GError                **error)
 {
   TerretSessionExecutorPrivate *priv = terret_session_executor_get_instance_private (self);
+  TerretSessionExecutorClass *klass = TERRET_SESSION_EXECUTOR_GET_CLASS (self);
   g_autoptr(GError) local_error = NULL;
-  g_auto(GStrv) wrapper = _terret_sandbox_build_wrapper (settings, &local_error);
+  g_auto(GStrv) wrapper = NULL;
 
+  if (klass->get_far_side != NULL)
+    {
+      g_autoptr(TerretFarSide) far = klass->get_far_side (self, &local_error);
+
+      if (local_error != NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return NULL;
+        }
+      if (far != NULL)
+        return _terret_sandbox_check_far (settings, error)
+               ? _terret_launcher_link_pool_get_far (&priv->links, far) : NULL;
+    }
+
+  wrapper = _terret_sandbox_build_wrapper (settings, &local_error);
   if (local_error != NULL)
     {
       g_propagate_error (error, g_steal_pointer (&local_error));
@@ -133,12 +149,17 @@ start_shell (TerretShellSession  *session,
   g_autoptr(TerretLauncherLink) launcher_link = NULL;
   g_autoptr(TerretLauncher) launcher = NULL;
   g_auto(GStrv) envp = NULL;
+  const char *no_environ[] = { NULL };
 
   launcher_link = get_link (self, settings, error);
   if (launcher_link == NULL)
     return NULL;
 
-  envp = _terret_settings_build_environ (settings, NULL, NULL, error);
+  /* Not the host's environment on a far side: the far side's own is
+   * under what is given there. */
+  envp = _terret_settings_build_environ (settings, _terret_launcher_link_is_far (launcher_link)
+                                                   ? (const char * const *)no_environ : NULL,
+                                         NULL, error);
   if (envp == NULL)
     return NULL;
 

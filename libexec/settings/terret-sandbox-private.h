@@ -26,5 +26,7 @@ char       **_terret_sandbox_filter_environ (const TerretSettings *settings,
 char        *_terret_sandbox_describe      (const TerretSettings *settings);
 char       **_terret_sandbox_build_wrapper (const TerretSettings *settings,
                                             GError              **error);
+gboolean     _terret_sandbox_check_far     (const TerretSettings *settings,
+                                            GError              **error);
 
 G_END_DECLS

@@ -489,3 +489,27 @@ _terret_sandbox_describe (const TerretSettings *settings)
                           : "the host's filesystem",
                           network ? "the host's" : "off (loopback only)");
 }
+
+/*
+ * _terret_sandbox_check_far:
+ *
+ * Refuses the sandbox settings for processes on a far side: the sandbox
+ * and the environment policy hold on this host, and would be silently
+ * void there. The network setting is the far side's to honour or refuse
+ * (a container started for the executor can be given none).
+ */
+gboolean
+_terret_sandbox_check_far (const TerretSettings  *settings,
+                           GError               **error)
+{
+  if (settings->sandbox != TERRET_SANDBOX_NONE || settings->env_policy != TERRET_ENV_POLICY_INHERIT ||
+      settings->env_exclude != NULL)
+    {
+      g_set_error_literal (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG,
+                           "This backend's commands do not run on this host, where sandbox, "
+                           "env-policy and env-exclude hold: unset them (what they run in is "
+                           "their sandbox, and the environment there is its own)");
+      return FALSE;
+    }
+  return TRUE;
+}

@@ -422,15 +422,21 @@ connect_far (Bridge        *bridge,
         break;
 
       {
-        int status = run_install (bridge, options->install, deadline);
+        static const char copying[] = "copying the launcher in failed: ";
+        int status;
 
+        /* The first attempt's words only said that the launcher is not
+         * there; the copy's say why it could not be put there. */
+        bridge->n_words = 0;
+        add_words (bridge, copying, strlen (copying));
+        status = run_install (bridge, options->install, deadline);
         if (status != 0)
           {
-            if (status > 0 && WIFEXITED (status))
+            if (bridge->n_words == strlen (copying) && status > 0 && WIFEXITED (status))
               {
                 char said[64];
 
-                snprintf (said, sizeof said, "(%s exited with status %d)\n",
+                snprintf (said, sizeof said, "%s exited with status %d\n",
                           options->install[0], WEXITSTATUS (status));
                 add_words (bridge, said, strlen (said));
               }
