@@ -368,6 +368,37 @@ test_terminal (void)
   close (pair[0]);
 }
 
+static void
+test_terminal_modes (void)
+{
+  g_autoptr(TerretLauncherLink) link = far_link ();
+  g_autoptr(TerretLauncher) launcher = _terret_launcher_new_for (link);
+  g_autoptr(TerretProcess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) first = NULL;
+  g_autoptr(GString) second = NULL;
+  const char *argv[] = { "sh", "-c", "stty echo icanon; echo changed; read x; echo \"got $x\"", NULL };
+  int pair[2];
+
+  g_test_summary ("A far terminal a command put in other modes (stty echo) is put back when "
+                  "asked, before the bytes written right after the request.");
+
+  g_assert_cmpint (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair), ==, 0);
+  terret_launcher_take_terminal (launcher, pair[1]);
+  process = terret_launcher_spawn (launcher, argv, &error);
+  g_assert_no_error (error);
+
+  first = read_until (pair[0], "changed\n");
+  g_assert_cmpstr (first->str, ==, "changed\n");
+  _terret_process_reset_terminal (process);
+  g_assert_cmpint (write (pair[0], "abc\n", 4), ==, 4);
+  second = read_until (pair[0], "got abc\n");
+  /* Echoed, it would come first. */
+  g_assert_cmpstr (second->str, ==, "got abc\n");
+  terret_process_terminate (process);
+  close (pair[0]);
+}
+
 static guint64
 rss_kib (GPid pid)
 {
@@ -654,6 +685,7 @@ main (int   argc,
   g_test_add_func ("/far/input", test_input);
   g_test_add_func ("/far/command-descriptor", test_command_descriptor);
   g_test_add_func ("/far/terminal", test_terminal);
+  g_test_add_func ("/far/terminal-modes", test_terminal_modes);
   g_test_add_func ("/far/slow-reader", test_slow_reader);
   g_test_add_func ("/far/many", test_many);
   g_test_add_func ("/far/kill", test_kill);

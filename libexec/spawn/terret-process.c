@@ -589,6 +589,25 @@ process_send_locked (TerretProcess *self,
     ;
 }
 
+/* Whether the process runs on a far side. */
+gboolean
+_terret_process_is_far (TerretProcess *self)
+{
+  return self->far;
+}
+
+/* For a process on a far side: its terminal, made there, is put back in
+ * the modes a session's protocol needs. Ordered with what is written to
+ * the terminal after it: the bridge reads a unit's controls before its
+ * streams, and the far launcher applies it before the bytes that follow. */
+void
+_terret_process_reset_terminal (TerretProcess *self)
+{
+  g_mutex_lock (&self->mutex);
+  process_send_locked (self, TERRET_WIRE_CONTROL_TERMINAL_MODES, 0);
+  g_mutex_unlock (&self->mutex);
+}
+
 /**
  * terret_process_signal_group:
  * @self: a process

@@ -649,31 +649,37 @@ handle_request (Bridge *bridge)
   return 0;
 }
 
-/* The library's end of a unit: a control, or its end, which is KILL. */
+/* The library's end of a unit: controls, or its end, which is KILL. All
+ * that are there, before the unit's streams are read: a control is
+ * ordered before the bytes written after it (a terminal's modes before a
+ * request). */
 static void
 read_unit (Bridge     *bridge,
            BridgeUnit *unit)
 {
-  TerretWireRecord record;
-  ssize_t n;
-
-  do
-    n = recv (unit->lib, &record, sizeof record, MSG_DONTWAIT);
-  while (n < 0 && errno == EINTR);
-  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-    return;
-  if (n != sizeof record)
+  while (unit->lib >= 0)
     {
-      TerretWireRecord kill_record = { TERRET_WIRE_CONTROL_KILL, 0, 0, 0 };
+      TerretWireRecord record;
+      ssize_t n;
 
-      close (unit->lib);
-      unit->lib = -1;
+      do
+        n = recv (unit->lib, &record, sizeof record, MSG_DONTWAIT);
+      while (n < 0 && errno == EINTR);
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        return;
+      if (n != sizeof record)
+        {
+          TerretWireRecord kill_record = { TERRET_WIRE_CONTROL_KILL, 0, 0, 0 };
+
+          close (unit->lib);
+          unit->lib = -1;
+          if (!unit->gone)
+            relay_send_record (&bridge->peer, FAR_CONTROL, unit->id, &kill_record);
+          return;
+        }
       if (!unit->gone)
-        relay_send_record (&bridge->peer, FAR_CONTROL, unit->id, &kill_record);
-      return;
+        relay_send_record (&bridge->peer, FAR_CONTROL, unit->id, &record);
     }
-  if (!unit->gone)
-    relay_send_record (&bridge->peer, FAR_CONTROL, unit->id, &record);
 }
 
 static void
@@ -951,7 +957,14 @@ launcher_bridge_main (int    sock,
         {
           BridgeUnit *unit = bridge.units[i];
 
-          if (pfds[n++].revents != 0 && unit->lib >= 0)
+          int streams_ready = 0;
+
+          for (size_t j = 0; j < unit->n_streams; j++)
+            streams_ready |= pfds[n + 1 + j].revents != 0;
+          /* Also when only the streams looked ready: a control sent before
+           * the bytes that made them so may have come in after its socket
+           * was polled. */
+          if ((pfds[n++].revents != 0 || streams_ready) && unit->lib >= 0)
             read_unit (&bridge, unit);
           for (size_t j = 0; j < unit->n_streams; j++, n++)
             {

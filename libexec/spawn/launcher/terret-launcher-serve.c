@@ -501,6 +501,27 @@ reap (Serve *serve)
   launcher_kill_strays (units, n);
 }
 
+/* The unit's terminal, made here, back in the protocol's modes whatever
+ * a command did to it (`stty echo`): before the bytes that follow, which
+ * come after this in the same frames. One read when nothing changed. */
+static void
+reset_terminal (ServeUnit *unit)
+{
+  for (size_t i = 0; i < unit->n_streams; i++)
+    {
+      RelayStream *stream = &unit->streams[i];
+      struct termios modes, wanted;
+
+      if (!stream->sends || !stream->receives || stream->fd < 0 ||
+          tcgetattr (stream->fd, &modes) < 0)
+        continue;
+      wanted = modes;
+      terret_terminal_protocol_modes (&wanted);
+      if (memcmp (&wanted, &modes, sizeof modes) != 0)
+        tcsetattr (stream->fd, TCSANOW, &wanted);
+    }
+}
+
 /* --- Frames from the bridge --------------------------------------------- */
 
 /* Returns -1 when the bridge broke the protocol. */
@@ -538,7 +559,9 @@ handle_frame (Serve           *serve,
     case FAR_CONTROL:
       if (relay_record_from (payload, header->size, &record) < 0)
         return -1;
-      if (unit->sock >= 0)
+      if (record.type == TERRET_WIRE_CONTROL_TERMINAL_MODES)
+        reset_terminal (unit);
+      else if (unit->sock >= 0)
         send (unit->sock, &record, sizeof record, MSG_NOSIGNAL | MSG_DONTWAIT);
       return 0;
 

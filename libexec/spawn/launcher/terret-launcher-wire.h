@@ -97,6 +97,9 @@ typedef enum
 {
   TERRET_WIRE_CONTROL_KILL         = 1,  /* end everything, then close */
   TERRET_WIRE_CONTROL_SIGNAL_GROUP = 2,  /* a: a signal for the process's group */
+  TERRET_WIRE_CONTROL_TERMINAL_MODES = 3, /* a terminal made on a far side back in the modes a
+                                           * session needs (terret-launcher-terminal.h); a
+                                           * local unit has none, and ignores it */
 } TerretWireControlType;
 
 typedef struct
