@@ -4,10 +4,14 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <glib/gstdio.h>
 
@@ -487,4 +491,98 @@ terret_test_check_capture_mode (TerretExecutor    *executor,
     }
 
   terret_executor_close_all (executor);
+}
+
+/* A FIFO named @name in @dir: a command and the test meet there. */
+char *
+terret_test_make_fifo (const char *dir,
+                       const char *name)
+{
+  char *path = g_build_filename (dir, name, NULL);
+
+  g_assert_cmpint (mkfifo (path, 0600), ==, 0);
+  return path;
+}
+
+void
+terret_test_write_fifo (const char *path,
+                        const char *text)
+{
+  /* Blocks until the command opens its end: the synchronisation point. */
+  int fd = open (path, O_WRONLY | O_CLOEXEC);
+
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (write (fd, text, strlen (text)), ==, (gssize) strlen (text));
+  close (fd);
+}
+
+char *
+terret_test_read_fifo (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  char *contents = NULL;
+
+  /* Blocks until the command has written its end and closed it. */
+  g_file_get_contents (path, &contents, NULL, &error);
+  g_assert_no_error (error);
+  return contents;
+}
+
+/*
+ * terret_test_wait_gone:
+ *
+ * Waits for @pid to end, through a pidfd (readable once the process has
+ * exited), so a process another one has just killed is given the moment
+ * it needs to die without a sleep. The cap only keeps a left-behind
+ * process from hanging the test: reaching it fails.
+ */
+void
+terret_test_wait_gone (GPid pid)
+{
+  int pidfd = syscall (SYS_pidfd_open, pid, 0);
+  struct pollfd pfd;
+  int n;
+
+  if (pidfd < 0 && errno == ENOSYS)
+    {
+      /* Only where the syscall is unknown (valgrind): watch /proc. */
+      for (guint i = 0; i < 6000 && terret_test_process_alive (pid); i++)
+        g_usleep (10 * 1000);
+      g_assert_false (terret_test_process_alive (pid));
+      return;
+    }
+
+  if (pidfd < 0)
+    {
+      g_assert_cmpint (errno, ==, ESRCH);
+      return;
+    }
+
+  pfd.fd = pidfd;
+  pfd.events = POLLIN;
+  do
+    n = poll (&pfd, 1, 60 * 1000);
+  while (n < 0 && errno == EINTR);
+  close (pidfd);
+
+  if (n != 1)
+    g_error ("process %d is still running", pid);
+  g_assert_false (terret_test_process_alive (pid));
+}
+
+/* Waits for each pid in @pids (words), of which there must be one. */
+void
+terret_test_wait_gone_all (const char *pids)
+{
+  g_auto(GStrv) words = g_strsplit_set (pids, " \n", -1);
+  guint n = 0;
+
+  for (guint i = 0; words[i] != NULL; i++)
+    {
+      if (*words[i] == '\0')
+        continue;
+      terret_test_wait_gone ((GPid) g_ascii_strtoll (words[i], NULL, 10));
+      n++;
+    }
+  g_assert_cmpuint (n, >, 0);
 }

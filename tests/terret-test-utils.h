@@ -35,6 +35,13 @@ gboolean       terret_test_process_alive           (GPid            pid);
 gboolean       terret_test_process_reaped          (GPid            pid);
 char          *terret_test_make_tmpdir             (void);
 const char    *terret_test_cli_path                (void);
+char          *terret_test_make_fifo               (const char     *dir,
+                                                    const char     *name);
+void           terret_test_write_fifo              (const char     *path,
+                                                    const char     *text);
+char          *terret_test_read_fifo               (const char     *path);
+void           terret_test_wait_gone               (GPid            pid);
+void           terret_test_wait_gone_all           (const char     *pids);
 
 void           terret_test_check_head_tail         (TerretExecutor *executor,
                                                     gboolean        separate);

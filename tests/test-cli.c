@@ -4,13 +4,9 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-#include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <json-glib/json-glib.h>
@@ -167,98 +163,6 @@ error_code (JsonObject *response)
   g_assert_nonnull (error);
   g_assert_nonnull (json_object_get_string_member (error, "message"));
   return json_object_get_string_member (error, "code");
-}
-
-static char *
-make_fifo (const char *dir,
-           const char *name)
-{
-  char *path = g_build_filename (dir, name, NULL);
-
-  g_assert_cmpint (mkfifo (path, 0600), ==, 0);
-  return path;
-}
-
-static void
-write_fifo (const char *path,
-            const char *text)
-{
-  /* Blocks until the command opens its end: the synchronisation point. */
-  int fd = open (path, O_WRONLY | O_CLOEXEC);
-
-  g_assert_cmpint (fd, >=, 0);
-  g_assert_cmpint (write (fd, text, strlen (text)), ==, (gssize) strlen (text));
-  close (fd);
-}
-
-static char *
-read_fifo (const char *path)
-{
-  g_autoptr(GError) error = NULL;
-  char *contents = NULL;
-
-  /* Blocks until the command has written its end and closed it. */
-  g_file_get_contents (path, &contents, NULL, &error);
-  g_assert_no_error (error);
-  return contents;
-}
-
-/*
- * wait_gone:
- *
- * Waits for @pid to end, through a pidfd (readable once the process has
- * exited), so a process another one has just killed is given the moment
- * it needs to die without a sleep. The cap only keeps a left-behind
- * process from hanging the test: reaching it fails.
- */
-static void
-wait_gone (GPid pid)
-{
-  int pidfd = syscall (SYS_pidfd_open, pid, 0);
-  struct pollfd pfd;
-  int n;
-
-  if (pidfd < 0 && errno == ENOSYS)
-    {
-      /* Only where the syscall is unknown (valgrind): watch /proc. */
-      for (guint i = 0; i < 6000 && terret_test_process_alive (pid); i++)
-        g_usleep (10 * 1000);
-      g_assert_false (terret_test_process_alive (pid));
-      return;
-    }
-
-  if (pidfd < 0)
-    {
-      g_assert_cmpint (errno, ==, ESRCH);
-      return;
-    }
-
-  pfd.fd = pidfd;
-  pfd.events = POLLIN;
-  do
-    n = poll (&pfd, 1, 60 * 1000);
-  while (n < 0 && errno == EINTR);
-  close (pidfd);
-
-  if (n != 1)
-    g_error ("process %d is still running", pid);
-  g_assert_false (terret_test_process_alive (pid));
-}
-
-static void
-wait_gone_all (const char *pids)
-{
-  g_auto(GStrv) words = g_strsplit_set (pids, " \n", -1);
-  guint n = 0;
-
-  for (guint i = 0; words[i] != NULL; i++)
-    {
-      if (*words[i] == '\0')
-        continue;
-      wait_gone ((GPid) g_ascii_strtoll (words[i], NULL, 10));
-      n++;
-    }
-  g_assert_cmpuint (n, >, 0);
 }
 
 /* Everything @stream still has, up to its end, as a string. */
@@ -573,7 +477,7 @@ test_stream_live (void)
   g_autoptr(GDataInputStream) output = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *dir = terret_test_make_tmpdir ();
-  g_autofree char *fifo = make_fifo (dir, "go");
+  g_autofree char *fifo = terret_test_make_fifo (dir, "go");
   g_autofree char *command = NULL;
   g_autofree char *first = NULL;
   g_autofree char *rest = NULL;
@@ -660,7 +564,7 @@ check_cli_signal (int signum)
   g_assert_no_error (error);
   g_assert_cmpint (exit_code (proc), ==, 128 + signum);
 
-  wait_gone_all (pids);
+  terret_test_wait_gone_all (pids);
 }
 
 static void
@@ -954,8 +858,9 @@ test_serve_malformed (void)
     { "{\"id\": 10, \"command\": \"true\", \"colour\": \"red\"}", "10" },
     { "{\"id\": 11, \"op\": \"cancel\"}", "11" },
     { "{\"id\": 12, \"op\": \"cancel\", \"target\": 99}", "12" },
-    /* json-glib would cut the command at the NUL: refused, not run cut. */
-    { "{\"id\": 13, \"command\": \"echo a\\u0000; exit 1\"}", "null" },
+    /* json-glib would cut the command at the NUL: refused, not run cut,
+     * with its id. */
+    { "{\"id\": 13, \"command\": \"echo a\\u0000; exit 1\"}", "13" },
   };
 
   g_test_summary ("Every malformed line gets an invalid-request answer and serving goes on");
@@ -977,6 +882,87 @@ test_serve_malformed (void)
    * an escaped backslash before "u0000" is no NUL. */
   server_send (&server, "");
   server_send (&server, "{\"id\": \"after\", \"command\": \"printf '\\\\u0000'\"}");
+  {
+    g_autoptr(JsonNode) response = server_recv (&server);
+
+    g_assert_cmpstr (json_object_get_string_member (json_node_get_object (response), "id"), ==, "after");
+    g_assert_cmpstr (error_code (json_node_get_object (response)), ==, "no-shell");
+  }
+
+  server_finish (&server);
+}
+
+/* Every refusal made after a line parsed as an object: the id when it was
+ * readable, the field at fault in the message. */
+static void
+test_serve_refusals (void)
+{
+  g_auto(Server) server = { 0 };
+  struct {
+    const char *line;
+    const char *id;
+    const char *field;
+  } cases[] = {
+    /* A NUL anywhere: named down to where it is. */
+    { "{\"id\": \"n\", \"command\": \"echo a\\u0000; exit 1\"}", "\"n\"", "“command”" },
+    { "{\"id\": 2, \"command\": \"true\", \"session\": \"s\\u0000\"}", "2", "“session”" },
+    { "{\"id\": 3, \"op\": \"cancel\", \"target\": [\"a\", \"b\\u0000\"]}", "3", "“target[1]”" },
+    { "{\"id\": 4, \"command\": \"true\", \"k\\u0000y\": 1}", "4", "“k\\u0000y”" },
+    { "{\"command\": \"true\\u0000\", \"id\": 5}", "5", "“command”" },
+    { "{\"id\": 5.5, \"command\": \"a\\u0000\", \"command\": \"true\"}", "5.5", "NUL" },
+    /* The op. */
+    { "{\"id\": 6, \"op\": \"launch\"}", "6", "“op”" },
+    { "{\"id\": 7, \"op\": 7}", "7", "“op”" },
+    /* A run's fields. */
+    { "{\"id\": 8}", "8", "“command”" },
+    { "{\"id\": 9, \"command\": 5}", "9", "“command”" },
+    { "{\"id\": 10, \"command\": \"true\", \"session\": []}", "10", "“session”" },
+    { "{\"id\": 11, \"command\": \"true\", \"timeout\": \"soon\"}", "11", "“timeout”" },
+    { "{\"id\": 12, \"command\": \"true\", \"timeout\": -1}", "12", "“timeout”" },
+    { "{\"id\": 13, \"command\": \"true\", \"timeout\": 1e300}", "13", "“timeout”" },
+    { "{\"id\": 14, \"command\": \"true\", \"on_timeout\": \"wait\"}", "14", "“on_timeout”" },
+    { "{\"id\": 15, \"command\": \"true\", \"capture\": \"middle\"}", "15", "“capture”" },
+    { "{\"id\": 16, \"command\": \"true\", \"keep_full_output\": \"yes\"}", "16", "“keep_full_output”" },
+    { "{\"id\": 17, \"command\": \"true\", \"colour\": \"red\"}", "17", "“colour”" },
+    /* The other ops' fields. */
+    { "{\"id\": 18, \"op\": \"input\", \"data\": \"x\", \"data_base64\": \"eA==\"}", "18", "“data”" },
+    { "{\"id\": 19, \"op\": \"input\", \"data_base64\": \"!!\"}", "19", "“data_base64”" },
+    { "{\"id\": 20, \"op\": \"input\", \"data\": 1}", "20", "“data”" },
+    { "{\"id\": 21, \"op\": \"poll\", \"wait\": \"long\"}", "21", "“wait”" },
+    { "{\"id\": 22, \"op\": \"close\", \"session\": 1}", "22", "“session”" },
+    { "{\"id\": 23, \"op\": \"interrupt\", \"session\": true}", "23", "“session”" },
+    { "{\"id\": 24, \"op\": \"close-all\", \"session\": \"s\"}", "24", "“session”" },
+    { "{\"id\": 25, \"op\": \"cancel\"}", "25", "“target”" },
+    { "{\"id\": 26, \"op\": \"cancel\", \"target\": 99}", "26", "“target”" },
+    { "{\"id\": 27, \"op\": \"cancel\", \"session\": \"nowhere\"}", "27", "“session”" },
+    /* Any id is readable, but one holding a NUL is not. */
+    { "{\"id\": {\"k\": [null, true]}, \"command\": 1}", "{\"k\":[null,true]}", "“command”" },
+    { "{\"id\": \"\\u0000\", \"command\": \"true\"}", "null", "“id”" },
+    { "{\"id\": {\"k\": \"\\u0000\"}, \"command\": \"true\"}", "null", "“id.k”" },
+  };
+
+  g_test_summary ("Every refusal of a request that parsed carries its id where it was "
+                  "readable, and names the field at fault; serving goes on");
+  server_start (&server, "--backend", "noshell", NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(JsonNode) response = NULL;
+      g_autofree char *id = NULL;
+      const char *message;
+
+      server_send (&server, cases[i].line);
+      response = server_recv (&server);
+      id = json_to_string (json_object_get_member (json_node_get_object (response), "id"), FALSE);
+      g_assert_cmpstr (id, ==, cases[i].id);
+      g_assert_cmpstr (error_code (json_node_get_object (response)), ==, "invalid-request");
+      message = json_object_get_string_member (json_object_get_object_member (json_node_get_object (response),
+                                                                              "error"), "message");
+      if (strstr (message, cases[i].field) == NULL)
+        g_error ("%s: “%s” does not name %s", cases[i].line, message, cases[i].field);
+    }
+
+  server_send (&server, "{\"id\": \"after\", \"command\": \"true\"}");
   {
     g_autoptr(JsonNode) response = server_recv (&server);
 
@@ -1050,7 +1036,7 @@ test_serve_close_in_flight (void)
   g_auto(Server) server = { 0 };
   g_autoptr(GHashTable) responses = NULL;
   g_autofree char *dir = terret_test_make_tmpdir ();
-  g_autofree char *fifo = make_fifo (dir, "pid");
+  g_autofree char *fifo = terret_test_make_fifo (dir, "pid");
   g_autofree char *command = NULL;
   g_autofree char *pids = NULL;
   JsonObject *run;
@@ -1062,7 +1048,7 @@ test_serve_close_in_flight (void)
 
   command = g_strdup_printf ("sleep 1000 & echo $! $$ > '%s'; wait", fifo);
   server_send_run (&server, "\"long\"", "s", command, 120);
-  pids = read_fifo (fifo);
+  pids = terret_test_read_fifo (fifo);
 
   server_send (&server, "{\"id\": \"close\", \"op\": \"close\", \"session\": \"s\"}");
   responses = server_recv_n (&server, 2);
@@ -1071,7 +1057,7 @@ test_serve_close_in_flight (void)
   /* It ran, so it answers as a run (killed under it), or as cancelled. */
   if (json_object_get_boolean_member (run, "ok"))
     assert_member_null (run, "status");
-  wait_gone_all (pids);
+  terret_test_wait_gone_all (pids);
 
   server_finish (&server);
 }
@@ -1082,7 +1068,7 @@ test_serve_cancel (void)
   g_auto(Server) server = { 0 };
   g_autoptr(GHashTable) responses = NULL;
   g_autofree char *dir = terret_test_make_tmpdir ();
-  g_autofree char *fifo = make_fifo (dir, "pid");
+  g_autofree char *fifo = terret_test_make_fifo (dir, "pid");
   g_autofree char *command = NULL;
   g_autofree char *pids = NULL;
 
@@ -1096,7 +1082,7 @@ test_serve_cancel (void)
   server_send_run (&server, "{\"job\":7}", "a", command, 120);
   /* Another run in flight whose id differs only in type is not touched. */
   server_send_run (&server, "\"{\\\"job\\\":7}\"", "b", "exit 5", 0);
-  pids = read_fifo (fifo);
+  pids = terret_test_read_fifo (fifo);
 
   server_send (&server, "{\"id\": \"c\", \"op\": \"cancel\", \"target\": {\"job\": 7}}");
   responses = server_recv_n (&server, 3);
@@ -1104,7 +1090,7 @@ test_serve_cancel (void)
   g_assert_true (json_object_get_boolean_member (response_for (responses, "\"c\""), "ok"));
   g_assert_cmpstr (error_code (response_for (responses, "{\"job\":7}")), ==, "cancelled");
   g_assert_cmpint (json_object_get_int_member (response_for (responses, "\"{\\\"job\\\":7}\""), "status"), ==, 5);
-  wait_gone_all (pids);
+  terret_test_wait_gone_all (pids);
 
   /* Once answered, the run is no longer a target. */
   server_send (&server, "{\"id\": \"again\", \"op\": \"cancel\", \"target\": {\"job\": 7}}");
@@ -1123,8 +1109,8 @@ test_serve_cancel_session (void)
   g_auto(Server) server = { 0 };
   g_autoptr(GHashTable) responses = NULL;
   g_autofree char *dir = terret_test_make_tmpdir ();
-  g_autofree char *fifo1 = make_fifo (dir, "pid1");
-  g_autofree char *fifo2 = make_fifo (dir, "pid2");
+  g_autofree char *fifo1 = terret_test_make_fifo (dir, "pid1");
+  g_autofree char *fifo2 = terret_test_make_fifo (dir, "pid2");
   g_autofree char *command = NULL;
   g_autofree char *pids1 = NULL;
   g_autofree char *pids2 = NULL;
@@ -1143,8 +1129,8 @@ test_serve_cancel_session (void)
   g_clear_pointer (&command, g_free);
   command = g_strdup_printf ("sleep 30 & echo $! $$ > '%s'; wait", fifo2);
   server_send_run (&server, "\"t\"", "s2", command, 120);
-  pids1 = read_fifo (fifo1);
-  pids2 = read_fifo (fifo2);
+  pids1 = terret_test_read_fifo (fifo1);
+  pids2 = terret_test_read_fifo (fifo2);
 
   /* The target runs in s2: naming s1 with it is an error that says so. */
   server_send (&server, "{\"id\": \"x\", \"op\": \"cancel\", \"target\": \"t\", \"session\": \"s1\"}");
@@ -1160,7 +1146,7 @@ test_serve_cancel_session (void)
   responses = server_recv_n (&server, 2);
   g_assert_true (json_object_get_boolean_member (response_for (responses, "\"c1\""), "ok"));
   g_assert_cmpstr (error_code (response_for (responses, "1")), ==, "cancelled");
-  wait_gone_all (pids1);
+  terret_test_wait_gone_all (pids1);
   g_clear_pointer (&responses, g_hash_table_unref);
 
   /* Nothing is left in flight in s1; s2's run was never touched. */
@@ -1178,7 +1164,7 @@ test_serve_cancel_session (void)
   responses = server_recv_n (&server, 2);
   g_assert_true (json_object_get_boolean_member (response_for (responses, "\"c4\""), "ok"));
   g_assert_cmpstr (error_code (response_for (responses, "\"t\"")), ==, "cancelled");
-  wait_gone_all (pids2);
+  terret_test_wait_gone_all (pids2);
 
   server_finish (&server);
 }
@@ -1193,7 +1179,7 @@ check_concurrent (const char *backend)
   g_auto(Server) server = { 0 };
   g_autoptr(GHashTable) responses = NULL;
   g_autofree char *dir = terret_test_make_tmpdir ();
-  g_autofree char *fifo = make_fifo (dir, "pipe");
+  g_autofree char *fifo = terret_test_make_fifo (dir, "pipe");
   g_autofree char *reader = g_strdup_printf ("cat '%s'", fifo);
   g_autofree char *writer = g_strdup_printf ("echo through > '%s'", fifo);
   JsonObject *read_response, *write_response;
@@ -1240,7 +1226,7 @@ test_serve_busy_pty (void)
   g_auto(Server) server = { 0 };
   g_autoptr(GHashTable) responses = NULL;
   g_autofree char *dir = terret_test_make_tmpdir ();
-  g_autofree char *fifo = make_fifo (dir, "pipe");
+  g_autofree char *fifo = terret_test_make_fifo (dir, "pipe");
   g_autofree char *reader = g_strdup_printf ("cat '%s'", fifo);
   g_autofree char *writer = g_strdup_printf ("echo done > '%s'", fifo);
   JsonNode *busy;
@@ -1276,8 +1262,8 @@ check_eof_in_flight (const char *backend)
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) node = NULL;
   g_autofree char *dir = terret_test_make_tmpdir ();
-  g_autofree char *pid_fifo = make_fifo (dir, "pid");
-  g_autofree char *go_fifo = make_fifo (dir, "go");
+  g_autofree char *pid_fifo = terret_test_make_fifo (dir, "pid");
+  g_autofree char *go_fifo = terret_test_make_fifo (dir, "go");
   g_autofree char *command = NULL;
   g_autofree char *pids = NULL;
   g_autofree char *line = NULL;
@@ -1290,13 +1276,13 @@ check_eof_in_flight (const char *backend)
   command = g_strdup_printf ("(exec sleep 1000) & echo $! $$ > '%s'; cat '%s'",
                              pid_fifo, go_fifo);
   server_send_run (&server, "\"last\"", "s", command, 120);
-  pids = read_fifo (pid_fifo);
+  pids = terret_test_read_fifo (pid_fifo);
 
   g_output_stream_close (server.input, NULL, &error);
   g_assert_no_error (error);
 
   /* Input is over but the run is still waiting for its go. */
-  write_fifo (go_fifo, "bye\n");
+  terret_test_write_fifo (go_fifo, "bye\n");
 
   node = server_recv (&server);
   response = json_node_get_object (node);
@@ -1312,7 +1298,7 @@ check_eof_in_flight (const char *backend)
   g_assert_no_error (error);
   g_assert_cmpint (exit_code (server.proc), ==, 0);
 
-  wait_gone_all (pids);
+  terret_test_wait_gone_all (pids);
 }
 
 static void
@@ -1338,7 +1324,7 @@ test_serve_signal (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) node = NULL;
   g_autofree char *dir = terret_test_make_tmpdir ();
-  g_autofree char *fifo = make_fifo (dir, "pid");
+  g_autofree char *fifo = terret_test_make_fifo (dir, "pid");
   g_autofree char *command = NULL;
   g_autofree char *pids = NULL;
 
@@ -1348,7 +1334,7 @@ test_serve_signal (void)
   server_start (&server, "--backend", "oneshot", NULL);
   command = g_strdup_printf ("sleep 1000 & echo $! $$ > '%s'; wait", fifo);
   server_send_run (&server, "1", NULL, command, 120);
-  pids = read_fifo (fifo);
+  pids = terret_test_read_fifo (fifo);
 
   g_subprocess_send_signal (server.proc, SIGTERM);
   node = server_recv (&server);
@@ -1357,7 +1343,7 @@ test_serve_signal (void)
   g_subprocess_wait (server.proc, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpint (exit_code (server.proc), ==, 128 + SIGTERM);
-  wait_gone_all (pids);
+  terret_test_wait_gone_all (pids);
 }
 
 
@@ -1570,6 +1556,7 @@ main (int    argc,
   g_test_add_func ("/cli/serve/empty", test_serve_empty);
   g_test_add_func ("/cli/serve/ids", test_serve_ids);
   g_test_add_func ("/cli/serve/malformed", test_serve_malformed);
+  g_test_add_func ("/cli/serve/refusals", test_serve_refusals);
   g_test_add_func ("/cli/serve/long-line", test_serve_long_line);
   g_test_add_func ("/cli/serve/close", test_serve_close);
   g_test_add_func ("/cli/serve/close-in-flight", test_serve_close_in_flight);

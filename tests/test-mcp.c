@@ -4,12 +4,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <json-glib/json-glib.h>
@@ -39,79 +34,6 @@ have_backend (const char *name)
         return;                                                         \
       }                                                                 \
   } G_STMT_END
-
-static char *
-make_fifo (const char *dir,
-           const char *name)
-{
-  char *path = g_build_filename (dir, name, NULL);
-
-  g_assert_cmpint (mkfifo (path, 0600), ==, 0);
-  return path;
-}
-
-static char *
-read_fifo (const char *path)
-{
-  g_autoptr(GError) error = NULL;
-  char *contents = NULL;
-
-  /* Blocks until the command has written its end and closed it. */
-  g_file_get_contents (path, &contents, NULL, &error);
-  g_assert_no_error (error);
-  return contents;
-}
-
-/* Waits for @pid to end through a pidfd, without a sleep; the cap only
- * keeps a left-behind process from hanging the test. */
-static void
-wait_gone (GPid pid)
-{
-  int pidfd = syscall (SYS_pidfd_open, pid, 0);
-  struct pollfd pfd;
-  int n;
-
-  if (pidfd < 0 && errno == ENOSYS)
-    {
-      /* Only where the syscall is unknown (valgrind): watch /proc. */
-      for (guint i = 0; i < 6000 && terret_test_process_alive (pid); i++)
-        g_usleep (10 * 1000);
-      g_assert_false (terret_test_process_alive (pid));
-      return;
-    }
-  if (pidfd < 0)
-    {
-      g_assert_cmpint (errno, ==, ESRCH);
-      return;
-    }
-
-  pfd.fd = pidfd;
-  pfd.events = POLLIN;
-  do
-    n = poll (&pfd, 1, 60 * 1000);
-  while (n < 0 && errno == EINTR);
-  close (pidfd);
-
-  if (n != 1)
-    g_error ("process %d is still running", pid);
-  g_assert_false (terret_test_process_alive (pid));
-}
-
-static void
-wait_gone_all (const char *pids)
-{
-  g_auto(GStrv) words = g_strsplit_set (pids, " \n", -1);
-  guint n = 0;
-
-  for (guint i = 0; words[i] != NULL; i++)
-    {
-      if (*words[i] == '\0')
-        continue;
-      wait_gone ((GPid) g_ascii_strtoll (words[i], NULL, 10));
-      n++;
-    }
-  g_assert_cmpuint (n, >, 0);
-}
 
 /* A running `terret-exec mcp`, driven line by line. */
 typedef struct
@@ -581,6 +503,171 @@ test_malformed (void)
   mcp_finish (&mcp);
 }
 
+/* Every refusal made after a line parsed as an object: the id when it was
+ * readable, the field at fault in the message. */
+static void
+test_refusals (void)
+{
+  g_auto(Mcp) mcp = { 0 };
+  gboolean pty = have_backend ("pty");
+  struct {
+    const char *line;
+    gint64 code;
+    const char *id;
+    const char *field;
+    gboolean needs_pty;  /* a session tool */
+  } cases[] = {
+    /* A NUL anywhere: named down to where it is. */
+    { "{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"tools/call\", \"params\": {\"name\": \"bash\", "
+      "\"arguments\": {\"command\": \"echo a\\u0000; exit 1\"}}}", -32602, "1", "“params.arguments.command”" },
+    { "{\"jsonrpc\": \"2.0\", \"id\": \"s\", \"method\": \"pi\\u0000ng\"}", -32600, "\"s\"", "“method”" },
+    { "{\"jsonrpc\": \"2.0\", \"id\": \"\\u0000\", \"method\": \"ping\"}", -32600, "null", "“id”" },
+    /* The envelope. */
+    { "{\"jsonrpc\": \"1.0\", \"id\": 3, \"method\": \"ping\"}", -32600, "3", "“jsonrpc”" },
+    { "{\"jsonrpc\": \"2.0\", \"id\": 4}", -32600, "4", "“method”" },
+    { "{\"jsonrpc\": \"2.0\", \"id\": 5, \"method\": \"ping\", \"params\": [1]}", -32602, "5", "“params”" },
+    { "{\"jsonrpc\": \"2.0\", \"id\": 1.5, \"method\": \"ping\"}", -32600, "null", "“id”" },
+    { "{\"jsonrpc\": \"2.0\", \"id\": 6, \"method\": \"initialize\", \"params\": {\"protocolVersion\": 1}}",
+      -32602, "6", "“protocolVersion”" },
+    /* tools/call. */
+    { "{\"jsonrpc\": \"2.0\", \"id\": 7, \"method\": \"tools/call\", \"params\": {}}", -32602, "7", "“name”" },
+    { "{\"jsonrpc\": \"2.0\", \"id\": 8, \"method\": \"tools/call\", \"params\": {\"name\": \"bash\", "
+      "\"arguments\": []}}", -32602, "8", "“arguments”" },
+    { "{\"jsonrpc\": \"2.0\", \"id\": 9, \"method\": \"tools/call\", \"params\": {\"name\": \"bash\", "
+      "\"arguments\": {}}}", -32602, "9", "“command”" },
+    { "{\"jsonrpc\": \"2.0\", \"id\": 10, \"method\": \"tools/call\", \"params\": {\"name\": \"bash\", "
+      "\"arguments\": {\"command\": 1}}}", -32602, "10", "“command”" },
+    { "{\"jsonrpc\": \"2.0\", \"id\": 11, \"method\": \"tools/call\", \"params\": {\"name\": \"bash\", "
+      "\"arguments\": {\"command\": \"true\", \"session\": {}}}}", -32602, "11", "“session”" },
+    { "{\"jsonrpc\": \"2.0\", \"id\": 12, \"method\": \"tools/call\", \"params\": {\"name\": \"bash\", "
+      "\"arguments\": {\"command\": \"true\", \"timeout\": \"soon\"}}}", -32602, "12", "“timeout”" },
+    { "{\"jsonrpc\": \"2.0\", \"id\": 13, \"method\": \"tools/call\", \"params\": {\"name\": \"bash\", "
+      "\"arguments\": {\"command\": \"true\", \"on_timeout\": \"wait\"}}}", -32602, "13", "“on_timeout”" },
+    { "{\"jsonrpc\": \"2.0\", \"id\": 14, \"method\": \"tools/call\", \"params\": {\"name\": \"bash\", "
+      "\"arguments\": {\"command\": \"true\", \"capture\": \"middle\"}}}", -32602, "14", "“capture”" },
+    { "{\"jsonrpc\": \"2.0\", \"id\": 15, \"method\": \"tools/call\", \"params\": {\"name\": \"bash\", "
+      "\"arguments\": {\"command\": \"true\", \"keep_full_output\": 1}}}", -32602, "15", "“keep_full_output”" },
+    { "{\"jsonrpc\": \"2.0\", \"id\": 16, \"method\": \"tools/call\", \"params\": {\"name\": \"bash\", "
+      "\"arguments\": {\"command\": \"true\", \"cwd\": \"/\"}}}", -32602, "16", "“cwd”" },
+    /* The session tools. */
+    { "{\"jsonrpc\": \"2.0\", \"id\": 17, \"method\": \"tools/call\", \"params\": {\"name\": \"bash_input\", "
+      "\"arguments\": {}}}", -32602, "17", "“data”", TRUE },
+    { "{\"jsonrpc\": \"2.0\", \"id\": 18, \"method\": \"tools/call\", \"params\": {\"name\": \"bash_input\", "
+      "\"arguments\": {\"data_base64\": \"!!\"}}}", -32602, "18", "“data_base64”", TRUE },
+    { "{\"jsonrpc\": \"2.0\", \"id\": 19, \"method\": \"tools/call\", \"params\": {\"name\": \"bash_poll\", "
+      "\"arguments\": {\"wait\": \"long\"}}}", -32602, "19", "“wait”", TRUE },
+    { "{\"jsonrpc\": \"2.0\", \"id\": 20, \"method\": \"tools/call\", \"params\": {\"name\": \"bash_close\", "
+      "\"arguments\": {\"session\": 2}}}", -32602, "20", "“session”", TRUE },
+    { "{\"jsonrpc\": \"2.0\", \"id\": 21, \"method\": \"tools/call\", \"params\": {\"name\": \"bash_interrupt\", "
+      "\"arguments\": {\"session\": \"a\", \"signal\": 9}}}", -32602, "21", "“signal”", TRUE },
+  };
+
+  g_test_summary ("Every refusal of a message that parsed carries its id where it was "
+                  "readable, and names the field at fault; notifications get no answer");
+  mcp_start (&mcp, pty ? "pty" : "noshell");
+
+  /* A notification at fault is not answered: the next answer is the
+   * ping's. */
+  mcp_send_line (&mcp, "{\"jsonrpc\": \"2.0\", \"method\": \"notifications/x\\u0000\"}");
+  mcp.next_id = 100;
+  {
+    g_autoptr(JsonNode) response = mcp_call (&mcp, "ping", NULL);
+
+    g_assert_cmpuint (json_object_get_size (result_of (response)), ==, 0);
+  }
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(JsonNode) response = NULL;
+      g_autofree char *id = NULL;
+      JsonObject *object;
+      const char *message;
+
+      if (cases[i].needs_pty && !pty)
+        continue;
+
+      mcp_send_line (&mcp, cases[i].line);
+      response = mcp_recv (&mcp);
+      object = json_node_get_object (response);
+      id = json_to_string (json_object_get_member (object, "id"), FALSE);
+      g_assert_cmpstr (id, ==, cases[i].id);
+      g_assert_cmpint (error_code_of (response), ==, cases[i].code);
+      message = json_object_get_string_member (json_object_get_object_member (object, "error"), "message");
+      if (strstr (message, cases[i].field) == NULL)
+        g_error ("%s: “%s” does not name %s", cases[i].line, message, cases[i].field);
+    }
+
+  mcp_finish (&mcp);
+}
+
+static void
+test_duplicate_id (void)
+{
+  g_auto(Mcp) mcp = { 0 };
+  g_autoptr(JsonNode) response = NULL;
+  g_autofree char *dir = terret_test_make_tmpdir ();
+  g_autofree char *fifo = terret_test_make_fifo (dir, "go");
+  g_autofree char *args = NULL;
+  g_autofree char *line = NULL;
+  guint id;
+
+  REQUIRE_BACKEND ("oneshot");
+
+  g_test_summary ("a tools/call whose id is in flight is refused with that id, naming it; "
+                  "the call in flight goes on");
+  mcp_start (&mcp, "oneshot");
+
+  args = g_strdup_printf ("{\"name\": \"bash\", \"arguments\": {\"command\": \"cat '%s'\"}}", fifo);
+  id = mcp_request (&mcp, "tools/call", args);
+  line = g_strdup_printf ("{\"jsonrpc\": \"2.0\", \"id\": %u, \"method\": \"tools/call\", \"params\": %s}",
+                          id, args);
+  mcp_send_line (&mcp, line);
+
+  response = mcp_recv (&mcp);
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (response), "id"), ==, id);
+  g_assert_cmpint (error_code_of (response), ==, -32600);
+  g_assert_nonnull (strstr (json_object_get_string_member (json_object_get_object_member (json_node_get_object (response), "error"),
+                                                           "message"), "“id”"));
+  g_clear_pointer (&response, json_node_unref);
+
+  terret_test_write_fifo (fifo, "first\n");
+  response = mcp_response (&mcp, id, NULL);
+  g_assert_cmpstr (json_object_get_string_member (structured_of (result_of (response)), "stdout"), ==, "first\n");
+
+  mcp_finish (&mcp);
+}
+
+static void
+test_long_line (void)
+{
+  g_auto(Mcp) mcp = { 0 };
+  g_autoptr(GString) line = g_string_new ("{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"tools/call\", "
+                                          "\"params\": {\"name\": \"bash\", \"arguments\": {\"command\": \"echo ");
+  g_autoptr(JsonNode) refused = NULL;
+  g_autoptr(JsonNode) served = NULL;
+
+  g_test_summary ("A message line of 8 MiB or more is refused as an invalid request (id null) "
+                  "without being held in memory, and serving goes on with the next line");
+  mcp_start (&mcp, "noshell");
+
+  while (line->len < 8 * 1024 * 1024 + 100)
+    g_string_append (line, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+  g_string_append (line, "\"}}}");
+  mcp_send_line (&mcp, line->str);
+  mcp.next_id = 2;
+
+  refused = mcp_recv (&mcp);
+  g_assert_true (json_object_get_null_member (json_node_get_object (refused), "id"));
+  g_assert_cmpint (error_code_of (refused), ==, -32600);
+  g_assert_nonnull (strstr (json_object_get_string_member (json_object_get_object_member (json_node_get_object (refused), "error"),
+                                                           "message"), "shorter than"));
+
+  served = mcp_call (&mcp, "ping", NULL);
+  g_assert_cmpuint (json_object_get_size (result_of (served)), ==, 0);
+
+  mcp_finish (&mcp);
+}
+
 static void
 test_is_error (void)
 {
@@ -709,7 +796,7 @@ test_cancel (void)
   g_auto(Mcp) mcp = { 0 };
   g_autoptr(JsonNode) response = NULL;
   g_autofree char *dir = terret_test_make_tmpdir ();
-  g_autofree char *fifo = make_fifo (dir, "pid");
+  g_autofree char *fifo = terret_test_make_fifo (dir, "pid");
   g_autofree char *args = NULL;
   g_autofree char *pids = NULL;
   g_autofree char *cancel = NULL;
@@ -724,12 +811,12 @@ test_cancel (void)
   args = g_strdup_printf ("{\"name\": \"bash\", \"arguments\": {\"session\": \"c\", "
                           "\"command\": \"sleep 30 & echo $! $$ > '%s'; wait\"}}", fifo);
   id = mcp_request (&mcp, "tools/call", args);
-  pids = read_fifo (fifo);
+  pids = terret_test_read_fifo (fifo);
 
   cancel = g_strdup_printf ("{\"jsonrpc\": \"2.0\", \"method\": \"notifications/cancelled\", "
                             "\"params\": {\"requestId\": %u, \"reason\": \"test\"}}", id);
   mcp_send_line (&mcp, cancel);
-  wait_gone_all (pids);
+  terret_test_wait_gone_all (pids);
 
   /* The next message is the ping's answer: the cancelled call has none. */
   ping = mcp_request (&mcp, "ping", NULL);
@@ -750,7 +837,7 @@ test_eof_in_flight (void)
 {
   g_auto(Mcp) mcp = { 0 };
   g_autofree char *dir = terret_test_make_tmpdir ();
-  g_autofree char *fifo = make_fifo (dir, "pid");
+  g_autofree char *fifo = terret_test_make_fifo (dir, "pid");
   g_autofree char *args = NULL;
   g_autofree char *pids = NULL;
 
@@ -763,10 +850,10 @@ test_eof_in_flight (void)
   args = g_strdup_printf ("{\"name\": \"bash\", \"arguments\": {\"session\": \"e\", "
                           "\"command\": \"sleep 30 & echo $! $$ > '%s'; wait\"}}", fifo);
   mcp_request (&mcp, "tools/call", args);
-  pids = read_fifo (fifo);
+  pids = terret_test_read_fifo (fifo);
 
   mcp_finish (&mcp);
-  wait_gone_all (pids);
+  terret_test_wait_gone_all (pids);
 }
 
 int
@@ -782,6 +869,9 @@ main (int    argc,
   g_test_add_func ("/mcp/bash/session-cwd", test_session_cwd);
   g_test_add_func ("/mcp/bash/sessions-isolated", test_sessions_isolated);
   g_test_add_func ("/mcp/malformed", test_malformed);
+  g_test_add_func ("/mcp/refusals", test_refusals);
+  g_test_add_func ("/mcp/refusals/duplicate-id", test_duplicate_id);
+  g_test_add_func ("/mcp/long-line", test_long_line);
   g_test_add_func ("/mcp/is-error", test_is_error);
   g_test_add_func ("/mcp/detach-poll", test_detach_poll);
   g_test_add_func ("/mcp/progress", test_progress);

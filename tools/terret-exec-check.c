@@ -37,6 +37,8 @@ say_setting (TerretExecutor *executor,
   else if (G_VALUE_HOLDS (&value, G_TYPE_STRV))
     text = g_value_get_boxed (&value) != NULL
       ? g_strjoinv (",", g_value_get_boxed (&value)) : g_strdup ("(default)");
+  else if (G_VALUE_HOLDS_STRING (&value) && g_value_get_string (&value) == NULL)
+    text = g_strdup ("(unset)");
   else
     text = g_strdup_value_contents (&value);
   g_print ("  %s: %s\n", name, text);
@@ -52,7 +54,8 @@ int
 cli_check (TerretExecutor *executor)
 {
   static const char * const policy[] = {
-    "sandbox", "workspace", "writable", "hidden", "network", "env-policy", "env-exclude",
+    "sandbox", "workspace", "writable", "hidden", "unhide", "network", "allow-unix-sockets",
+    "env-policy", "env-exclude",
     "limit-memory", "limit-processes", "limit-cpu", "limit-file-size", "limit-open-files",
   };
   g_autofree char *containment = terret_executor_dup_containment (executor);

@@ -20,19 +20,6 @@ const char     *cli_error_code             (const GError        *error);
 JsonNode       *cli_response_new           (JsonNode            *id,
                                             TerretResult        *result,
                                             const GError        *error);
-void            cli_result_add_members     (JsonBuilder         *builder,
-                                            TerretResult        *result);
-gboolean        cli_json_get_string        (JsonObject          *request,
-                                            const char          *name,
-                                            gboolean             required,
-                                            const char         **out,
-                                            GError             **error);
-gboolean        cli_json_get_seconds       (JsonObject          *request,
-                                            const char          *name,
-                                            double              *out,
-                                            GError             **error);
-TerretRequest  *cli_request_from_json      (JsonObject          *object,
-                                            GError             **error);
 gboolean        cli_parse_capture          (const char          *text,
                                             TerretCaptureMode   *mode,
                                             GError             **error);

@@ -272,6 +272,8 @@ get_link (TerretCommandExecutor  *self,
   TerretCommandExecutorPrivate *priv = terret_command_executor_get_instance_private (self);
   TerretCommandExecutorClass *klass = TERRET_COMMAND_EXECUTOR_GET_CLASS (self);
   g_autoptr(GError) local_error = NULL;
+  g_autoptr(GBytes) filter = NULL;
+  g_autofree char *key = NULL;
   g_auto(GStrv) wrapper = NULL;
 
   if (klass->get_far_side != NULL)
@@ -288,13 +290,13 @@ get_link (TerretCommandExecutor  *self,
                ? _terret_launcher_link_pool_get_far (&priv->links, far) : NULL;
     }
 
-  wrapper = _terret_sandbox_build_wrapper (settings, &local_error);
+  wrapper = _terret_sandbox_build_wrapper (settings, &filter, &key, &local_error);
   if (local_error != NULL)
     {
       g_propagate_error (error, g_steal_pointer (&local_error));
       return NULL;
     }
-  return _terret_launcher_link_pool_get (&priv->links, (const char * const *)wrapper);
+  return _terret_launcher_link_pool_get (&priv->links, key, (const char * const *)wrapper, filter);
 }
 
 static void

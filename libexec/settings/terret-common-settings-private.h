@@ -50,7 +50,9 @@ typedef enum
   TERRET_SETTING_WORKSPACE,
   TERRET_SETTING_WRITABLE,
   TERRET_SETTING_HIDDEN,
+  TERRET_SETTING_UNHIDE,
   TERRET_SETTING_NETWORK,
+  TERRET_SETTING_ALLOW_UNIX_SOCKETS,
   TERRET_SETTING_ENV_POLICY,
   TERRET_SETTING_ENV_EXCLUDE,
   N_TERRET_SETTINGS
@@ -66,8 +68,8 @@ typedef enum
   TERRET_SETTING_CAPTURE, TERRET_SETTING_KEEP_FULL_OUTPUT, TERRET_SETTING_FULL_OUTPUT_DIR, \
   TERRET_SETTING_FULL_OUTPUT_MAX, \
   TERRET_SETTING_SANDBOX, TERRET_SETTING_WORKSPACE, TERRET_SETTING_WRITABLE, \
-  TERRET_SETTING_HIDDEN, TERRET_SETTING_NETWORK, TERRET_SETTING_ENV_POLICY, \
-  TERRET_SETTING_ENV_EXCLUDE
+  TERRET_SETTING_HIDDEN, TERRET_SETTING_UNHIDE, TERRET_SETTING_NETWORK, \
+  TERRET_SETTING_ALLOW_UNIX_SOCKETS, TERRET_SETTING_ENV_POLICY, TERRET_SETTING_ENV_EXCLUDE
 
 #define TERRET_N_LIMITS 5
 
@@ -100,8 +102,10 @@ typedef struct
   TerretSandbox sandbox;
   char *workspace;              /* (nullable) the cwd setting, else the host's */
   GStrv writable;               /* (nullable) */
-  GStrv hidden;                 /* (nullable) NULL: the defaults under a sandbox */
+  GStrv hidden;                 /* (nullable) hidden besides the defaults */
+  GStrv unhide;                 /* (nullable) defaults left visible on purpose */
   TerretNetwork network;
+  GStrv allow_unix_sockets;     /* (nullable) host sockets reachable with the network off */
   TerretEnvPolicy env_policy;
   GStrv env_exclude;            /* (nullable) NULL: the defaults under a sandbox */
 } TerretSettings;

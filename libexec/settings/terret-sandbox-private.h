@@ -25,6 +25,8 @@ char       **_terret_sandbox_filter_environ (const TerretSettings *settings,
                                              char                **envp);
 char        *_terret_sandbox_describe      (const TerretSettings *settings);
 char       **_terret_sandbox_build_wrapper (const TerretSettings *settings,
+                                            GBytes              **filter,
+                                            char                **key,
                                             GError              **error);
 gboolean     _terret_sandbox_check_far     (const TerretSettings *settings,
                                             GError              **error);

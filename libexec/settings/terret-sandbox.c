@@ -6,8 +6,10 @@
  * touch. bubblewrap does the namespaces and mounts (the engine Flatpak
  * uses; writing that by hand would be writing bubblewrap again). What is
  * here is the policy: which bwrap arguments a `sandbox`, `workspace`,
- * `writable`, `hidden` and `network` setting mean, and the environment
- * policy, which holds with or without a sandbox.
+ * `writable`, `hidden`, `unhide`, `network` and `allow-unix-sockets`
+ * setting mean, which seccomp filter goes with them
+ * (terret-sandbox-filter.c), and the environment policy, which holds
+ * with or without a sandbox.
  *
  * The sandbox is not set up per command: the executor's launcher itself
  * runs inside it (terret-launcher-link.c), one per policy, so every shell and
@@ -19,17 +21,48 @@
 
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "terret-enum-types.h"
 #include "terret-error.h"
 #include "terret-launcher-private.h"
+#include "terret-sandbox-filter-private.h"
 #include "terret-sandbox-private.h"
 
-/* Hidden by default under a sandbox: the keys and agents a command has
- * no business with. Relative to HOME, or a variable naming a path. */
-static const char * const default_hidden_home[] = { ".ssh", ".gnupg", NULL };
+/* Hidden by default under a sandbox: the keys, tokens and agents a
+ * command has no business with. Relative to HOME: */
+static const char * const default_hidden_home[] = {
+  ".ssh", ".gnupg",                     /* keys and their agents' sockets */
+  ".aws", ".azure", ".config/gcloud",   /* cloud accounts */
+  ".kube",                              /* cluster credentials */
+  ".docker/config.json", ".docker/run", /* registry logins, Docker Desktop's socket */
+  ".config/containers/auth.json",       /* podman's registry logins */
+  ".netrc", ".git-credentials", ".config/git/credentials", /* git and curl passwords */
+  ".config/gh",                         /* GitHub CLI token */
+  ".npmrc", ".pypirc", ".gem/credentials", /* package registries' tokens */
+  ".cargo/credentials", ".cargo/credentials.toml",
+  ".pgpass", ".my.cnf",                 /* database passwords */
+  ".vault-token", ".terraform.d/credentials.tfrc.json",
+  ".password-store", ".local/share/keyrings", /* pass, GNOME Keyring */
+  NULL
+};
+
+/* The host's own sockets that are its root or a user's session: the
+ * container engines (root of the host), systemd's and D-Bus's. */
+static const char * const default_hidden_host[] = {
+  "/run/docker.sock", "/var/run/docker.sock", "/run/podman/podman.sock",
+  "/run/containerd/containerd.sock", "/run/crio/crio.sock", "/run/dbus/system_bus_socket",
+  "/run/systemd/private", NULL
+};
+
+/* In $XDG_RUNTIME_DIR: a name, or a prefix ending in '*'. */
+static const char * const default_hidden_runtime[] = {
+  "bus", "docker.sock", "podman", "containers", "gnupg", "keyring", "systemd", "wayland-*",
+  "pulse", "pipewire-*", NULL
+};
 
 static const char * const default_env_exclude[] = {
   "*KEY*", "*SECRET*", "*TOKEN*", "*PASSWORD*", "*CREDENTIAL*", NULL
@@ -69,14 +102,28 @@ _terret_sandbox_param_spec (TerretSettingId id,
                                  G_TYPE_STRV, flags);
     case TERRET_SETTING_HIDDEN:
       return g_param_spec_boxed ("hidden", NULL,
-                                 "Paths made invisible under a sandbox (unset: ~/.ssh, ~/.gnupg, "
-                                 "and the host's D-Bus, ssh-agent, X11 and Wayland sockets)",
+                                 "Paths made invisible under a sandbox besides the defaults "
+                                 "(credential stores: ~/.ssh, ~/.gnupg, ~/.aws, ~/.kube, ~/.netrc "
+                                 "and the like; the host's agent, D-Bus, display and container "
+                                 "engine sockets); ~/ is HOME",
+                                 G_TYPE_STRV, flags);
+    case TERRET_SETTING_UNHIDE:
+      return g_param_spec_boxed ("unhide", NULL,
+                                 "Paths hidden by default left visible on purpose, each one of the "
+                                 "defaults (terret-exec --check lists them); ~/ is HOME",
                                  G_TYPE_STRV, flags);
     case TERRET_SETTING_NETWORK:
       return g_param_spec_enum ("network", NULL,
-                                "on, off (a network namespace with loopback only), or default: "
-                                "off under a sandbox, on without one",
+                                "on, off (a network namespace with loopback only, and no unix "
+                                "socket: those reach the host's services), or default: off under a "
+                                "sandbox, on without one",
                                 TERRET_TYPE_NETWORK, TERRET_NETWORK_DEFAULT, flags);
+    case TERRET_SETTING_ALLOW_UNIX_SOCKETS:
+      return g_param_spec_boxed ("allow-unix-sockets", NULL,
+                                 "Host unix sockets reachable with the network off: unix sockets "
+                                 "are allowed again, /run is emptied and every other socket a "
+                                 "host service listens on is hidden (unset: none)",
+                                 G_TYPE_STRV, flags);
     case TERRET_SETTING_ENV_POLICY:
       return g_param_spec_enum ("env-policy", NULL,
                                 "What of the host's environment commands get: inherit, core (PATH, "
@@ -101,6 +148,8 @@ _terret_sandbox_copy (TerretSettings       *to,
   to->workspace = g_strdup (from->workspace);
   to->writable = g_strdupv (from->writable);
   to->hidden = g_strdupv (from->hidden);
+  to->unhide = g_strdupv (from->unhide);
+  to->allow_unix_sockets = g_strdupv (from->allow_unix_sockets);
   to->env_exclude = g_strdupv (from->env_exclude);
 }
 
@@ -110,6 +159,8 @@ _terret_sandbox_clear (TerretSettings *settings)
   g_clear_pointer (&settings->workspace, g_free);
   g_clear_pointer (&settings->writable, g_strfreev);
   g_clear_pointer (&settings->hidden, g_strfreev);
+  g_clear_pointer (&settings->unhide, g_strfreev);
+  g_clear_pointer (&settings->allow_unix_sockets, g_strfreev);
   g_clear_pointer (&settings->env_exclude, g_strfreev);
 }
 
@@ -132,8 +183,14 @@ _terret_sandbox_get (const TerretSettings *s,
     case TERRET_SETTING_HIDDEN:
       g_value_set_boxed (value, s->hidden);
       break;
+    case TERRET_SETTING_UNHIDE:
+      g_value_set_boxed (value, s->unhide);
+      break;
     case TERRET_SETTING_NETWORK:
       g_value_set_enum (value, s->network);
+      break;
+    case TERRET_SETTING_ALLOW_UNIX_SOCKETS:
+      g_value_set_boxed (value, s->allow_unix_sockets);
       break;
     case TERRET_SETTING_ENV_POLICY:
       g_value_set_enum (value, s->env_policy);
@@ -186,10 +243,14 @@ _terret_sandbox_set (TerretSettings  *s,
       return set_strv (&s->writable, g_value_get_boxed (value));
     case TERRET_SETTING_HIDDEN:
       return set_strv (&s->hidden, g_value_get_boxed (value));
+    case TERRET_SETTING_UNHIDE:
+      return set_strv (&s->unhide, g_value_get_boxed (value));
     case TERRET_SETTING_NETWORK:
       changed = s->network != (TerretNetwork)g_value_get_enum (value);
       s->network = g_value_get_enum (value);
       return changed;
+    case TERRET_SETTING_ALLOW_UNIX_SOCKETS:
+      return set_strv (&s->allow_unix_sockets, g_value_get_boxed (value));
     case TERRET_SETTING_ENV_POLICY:
       changed = s->env_policy != (TerretEnvPolicy)g_value_get_enum (value);
       s->env_policy = g_value_get_enum (value);
@@ -247,6 +308,33 @@ _terret_sandbox_filter_environ (const TerretSettings *settings,
 
 /* --- The sandbox ------------------------------------------------------- */
 
+static gboolean
+has_entries (GStrv strv)
+{
+  return strv != NULL && strv[0] != NULL;
+}
+
+static gboolean
+network_on (const TerretSettings *settings)
+{
+  return settings->network == TERRET_NETWORK_ON ||
+         (settings->network == TERRET_NETWORK_DEFAULT && settings->sandbox == TERRET_SANDBOX_NONE);
+}
+
+static TerretSandboxFilter
+filter_for (const TerretSettings *settings)
+{
+  TerretSandboxFilter flags = 0;
+
+  if (settings->sandbox != TERRET_SANDBOX_NONE)
+    flags |= TERRET_SANDBOX_FILTER_ESCAPES;
+  if (!network_on (settings))
+    flags |= TERRET_SANDBOX_FILTER_NETWORK;
+  if (!network_on (settings) && has_entries (settings->allow_unix_sockets))
+    flags |= TERRET_SANDBOX_FILTER_ALLOW_UNIX;
+  return flags;
+}
+
 static void
 add (GPtrArray  *argv,
      const char *word)
@@ -264,14 +352,14 @@ add_pair (GPtrArray  *argv,
   add (argv, path);
 }
 
-/* Hides @path: an empty directory over a directory, /dev/null over
- * anything else; nothing for what does not exist. */
+/* Hides @path, which exists: an empty directory over a directory,
+ * /dev/null over anything else, so a file reads as empty (a device on a
+ * plain bind, which is nodev, could not be opened at all, and a program
+ * reading its configuration would fail on it). */
 static void
 add_hidden (GPtrArray  *argv,
             const char *path)
 {
-  if (path == NULL || !g_path_is_absolute (path) || !g_file_test (path, G_FILE_TEST_EXISTS))
-    return;
   if (g_file_test (path, G_FILE_TEST_IS_DIR))
     {
       add (argv, "--tmpfs");
@@ -279,50 +367,251 @@ add_hidden (GPtrArray  *argv,
     }
   else
     {
-      add (argv, "--ro-bind");
+      add (argv, "--dev-bind");
       add (argv, "/dev/null");
       add (argv, path);
     }
 }
 
-static void
-add_default_hidden (GPtrArray *argv)
+/* ~/ is HOME, in what a user writes and in the defaults alike. */
+static char *
+expand_home (const char *path)
 {
+  if (g_str_equal (path, "~"))
+    return g_strdup (g_get_home_dir ());
+  if (g_str_has_prefix (path, "~/"))
+    return g_build_filename (g_get_home_dir (), path + 2, NULL);
+  return g_strdup (path);
+}
+
+/* A unix socket's path in a variable such as DOCKER_HOST or
+ * DBUS_SESSION_BUS_ADDRESS: unix://PATH or unix:path=PATH[,...]. */
+static void
+add_socket_variable (GPtrArray  *paths,
+                     const char *name)
+{
+  const char *value = g_getenv (name);
+
+  if (value == NULL)
+    return;
+  if (g_str_has_prefix (value, "unix://"))
+    g_ptr_array_add (paths, g_strdup (value + strlen ("unix://")));
+  else if (g_str_has_prefix (value, "unix:path="))
+    g_ptr_array_add (paths, g_strndup (value + strlen ("unix:path="),
+                                       strcspn (value + strlen ("unix:path="), ",")));
+}
+
+/* The paths hidden by default on this host, whether they exist or not. */
+static GPtrArray *
+default_hidden (void)
+{
+  GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
   const char *runtime = g_getenv ("XDG_RUNTIME_DIR");
   const char *agent = g_getenv ("SSH_AUTH_SOCK");
-  const char *bus = g_getenv ("DBUS_SESSION_BUS_ADDRESS");
 
   for (guint i = 0; default_hidden_home[i] != NULL; i++)
-    {
-      g_autofree char *path = g_build_filename (g_get_home_dir (), default_hidden_home[i], NULL);
-
-      add_hidden (argv, path);
-    }
-  add_hidden (argv, agent);
-  add_hidden (argv, "/run/dbus/system_bus_socket");
-  if (bus != NULL && g_str_has_prefix (bus, "unix:path="))
-    {
-      g_autofree char *path = g_strndup (bus + strlen ("unix:path="),
-                                         strcspn (bus + strlen ("unix:path="), ","));
-
-      add_hidden (argv, path);
-    }
-  if (runtime != NULL)
+    g_ptr_array_add (paths, g_build_filename (g_get_home_dir (), default_hidden_home[i], NULL));
+  for (guint i = 0; default_hidden_host[i] != NULL; i++)
+    g_ptr_array_add (paths, g_strdup (default_hidden_host[i]));
+  if (agent != NULL && *agent != '\0')
+    g_ptr_array_add (paths, g_strdup (agent));
+  add_socket_variable (paths, "DBUS_SESSION_BUS_ADDRESS");
+  add_socket_variable (paths, "DOCKER_HOST");
+  add_socket_variable (paths, "CONTAINER_HOST");
+  if (runtime != NULL && g_path_is_absolute (runtime))
     {
       g_autoptr(GDir) dir = g_dir_open (runtime, 0, NULL);
       const char *name;
-      g_autofree char *bus_path = g_build_filename (runtime, "bus", NULL);
 
-      add_hidden (argv, bus_path);
+      for (guint i = 0; default_hidden_runtime[i] != NULL; i++)
+        if (!g_str_has_suffix (default_hidden_runtime[i], "*"))
+          g_ptr_array_add (paths, g_build_filename (runtime, default_hidden_runtime[i], NULL));
       while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-        if (g_str_has_prefix (name, "wayland-") || g_str_has_prefix (name, "pulse"))
-          {
-            g_autofree char *path = g_build_filename (runtime, name, NULL);
-
-            add_hidden (argv, path);
-          }
+        for (guint i = 0; default_hidden_runtime[i] != NULL; i++)
+          if (g_str_has_suffix (default_hidden_runtime[i], "*") &&
+              strncmp (name, default_hidden_runtime[i], strlen (default_hidden_runtime[i]) - 1) == 0)
+            g_ptr_array_add (paths, g_build_filename (runtime, name, NULL));
     }
   /* X11's sockets are in /tmp, which is the sandbox's own. */
+  return paths;
+}
+
+static gboolean
+str_in (GPtrArray  *strings,
+        const char *s)
+{
+  for (guint i = 0; i < strings->len; i++)
+    if (g_str_equal (g_ptr_array_index (strings, i), s))
+      return TRUE;
+  return FALSE;
+}
+
+/* Adds @path to @hidden as the path it resolves to, once: what bwrap
+ * mounts over is the file itself (/var/run/docker.sock is
+ * /run/docker.sock). Nothing for what does not exist. */
+static void
+add_existing (GPtrArray  *hidden,
+              const char *path)
+{
+  g_autofree char *real = NULL;
+  struct stat st;
+
+  /* One stat for the many defaults not on this host, before resolving. */
+  if (!g_path_is_absolute (path) || stat (path, &st) < 0 || (real = realpath (path, NULL)) == NULL)
+    return;
+  if (!str_in (hidden, real))
+    g_ptr_array_add (hidden, g_steal_pointer (&real));
+}
+
+/*
+ * hidden_paths:
+ *
+ * What a sandbox under @settings hides, as existing resolved paths: the
+ * defaults but those unhidden, then the hidden setting's. An unhide
+ * entry that is not a default is an error, so a misspelt one is not
+ * taken for done.
+ */
+static GPtrArray *
+hidden_paths (const TerretSettings  *settings,
+              GError               **error)
+{
+  g_autoptr(GPtrArray) defaults = default_hidden ();
+  g_autoptr(GPtrArray) unhidden = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) hidden = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; settings->unhide != NULL && settings->unhide[i] != NULL; i++)
+    {
+      g_autofree char *path = expand_home (settings->unhide[i]);
+
+      if (!str_in (defaults, path))
+        {
+          g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG,
+                       "The unhide path “%s” is not one of the paths hidden by default "
+                       "(terret-exec --check lists them)", settings->unhide[i]);
+          return NULL;
+        }
+      g_ptr_array_add (unhidden, g_steal_pointer (&path));
+    }
+
+  for (guint i = 0; i < defaults->len; i++)
+    if (!str_in (unhidden, g_ptr_array_index (defaults, i)))
+      add_existing (hidden, g_ptr_array_index (defaults, i));
+  for (guint i = 0; settings->hidden != NULL && settings->hidden[i] != NULL; i++)
+    {
+      g_autofree char *path = expand_home (settings->hidden[i]);
+
+      add_existing (hidden, path);
+    }
+  return g_steal_pointer (&hidden);
+}
+
+static gboolean
+is_socket (const char *path)
+{
+  struct stat st;
+
+  return stat (path, &st) == 0 && S_ISSOCK (st.st_mode);
+}
+
+static gboolean
+path_is_under (const char *path,
+               const char *dir)
+{
+  gsize n = strlen (dir);
+
+  return strncmp (path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+/* The sockets host services listen on by path, from the kernel's list
+ * for this network namespace (/proc/net/unix: flag 0x10000 is
+ * listening; a path starting with @ is abstract, cut off by the network
+ * namespace already). */
+static GPtrArray *
+listening_sockets (void)
+{
+  GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  if (!g_file_get_contents ("/proc/net/unix", &contents, NULL, NULL))
+    return paths;
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 1; lines[i] != NULL; i++)
+    {
+      g_auto(GStrv) fields = g_strsplit_set (lines[i], " ", -1);
+      g_autoptr(GPtrArray) words = g_ptr_array_new ();
+
+      for (guint j = 0; fields[j] != NULL; j++)
+        if (*fields[j] != '\0')
+          g_ptr_array_add (words, fields[j]);
+      /* Num RefCount Protocol Flags Type St Inode Path */
+      if (words->len < 8 || *(char *)g_ptr_array_index (words, 7) != '/')
+        continue;
+      if ((g_ascii_strtoull (g_ptr_array_index (words, 3), NULL, 16) & 0x10000) == 0)
+        continue;
+      if (!str_in (paths, g_ptr_array_index (words, 7)))
+        g_ptr_array_add (paths, g_strdup (g_ptr_array_index (words, 7)));
+    }
+  return paths;
+}
+
+/* With the network off and allow-unix-sockets set, unix sockets work
+ * again, so the host's must be out of sight but those allowed: /run (and
+ * $XDG_RUNTIME_DIR) emptied, where services put theirs, and every other
+ * listening one found now covered. Sockets a host service binds later
+ * elsewhere than there or /tmp are not covered: --check says so. Returns
+ * the arguments that bind the allowed ones back, for the end. */
+static GPtrArray *
+add_unix_socket_policy (GPtrArray             *argv,
+                        const TerretSettings  *settings,
+                        GError               **error)
+{
+  g_autoptr(GPtrArray) allowed = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) listening = NULL;
+  g_autoptr(GPtrArray) back = g_ptr_array_new_with_free_func (g_free);
+  const char *runtime = g_getenv ("XDG_RUNTIME_DIR");
+
+  for (guint i = 0; settings->allow_unix_sockets[i] != NULL; i++)
+    {
+      g_autofree char *path = expand_home (settings->allow_unix_sockets[i]);
+      g_autofree char *real = g_path_is_absolute (path) ? realpath (path, NULL) : NULL;
+
+      if (real == NULL || !is_socket (real))
+        {
+          g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG,
+                       "The allow-unix-sockets path “%s” is not an absolute path to a unix "
+                       "socket that exists", settings->allow_unix_sockets[i]);
+          return NULL;
+        }
+      add_pair (back, "--ro-bind", real);
+      g_ptr_array_add (allowed, g_steal_pointer (&real));
+    }
+
+  if (g_file_test ("/run", G_FILE_TEST_IS_DIR))
+    {
+      add (argv, "--tmpfs");
+      add (argv, "/run");
+    }
+  if (runtime != NULL && g_path_is_absolute (runtime) && !path_is_under (runtime, "/run") &&
+      g_file_test (runtime, G_FILE_TEST_IS_DIR))
+    {
+      add (argv, "--tmpfs");
+      add (argv, runtime);
+    }
+
+  listening = listening_sockets ();
+  for (guint i = 0; i < listening->len; i++)
+    {
+      const char *path = g_ptr_array_index (listening, i);
+      g_autofree char *real = realpath (path, NULL);
+
+      if (real == NULL || str_in (allowed, real) || path_is_under (real, "/run") ||
+          (settings->sandbox != TERRET_SANDBOX_NONE && path_is_under (real, "/tmp")) ||
+          !is_socket (real))
+        continue;
+      add_hidden (argv, real);
+    }
+  return g_steal_pointer (&back);
 }
 
 static gboolean
@@ -341,6 +630,9 @@ check_path (const char  *setting,
 
 /*
  * _terret_sandbox_build_wrapper:
+ * @filter: (out) (nullable): the seccomp filter bwrap is to load
+ * @key: (out) (nullable): what tells this sandbox from another, for
+ *   sharing a launcher among runs under the same one
  *
  * The bwrap command line the executor's launcher runs under for
  * @settings, up to its `--`; NULL with no error when there is no sandbox,
@@ -349,16 +641,23 @@ check_path (const char  *setting,
  */
 char **
 _terret_sandbox_build_wrapper (const TerretSettings  *settings,
+                               GBytes               **filter,
+                               char                 **key,
                                GError               **error)
 {
   g_autoptr(GPtrArray) argv = NULL;
+  g_autoptr(GPtrArray) hidden = NULL;
+  g_autoptr(GPtrArray) sockets_back = NULL;
+  g_autoptr(GBytes) program = NULL;
   g_autofree char *bwrap = NULL;
   g_autofree char *cwd = NULL;
-  gboolean network;
+  g_autofree char *stable = NULL;
+  TerretSandboxFilter flags = filter_for (settings);
+  guint n_stable;
 
-  network = settings->network == TERRET_NETWORK_ON ||
-            (settings->network == TERRET_NETWORK_DEFAULT && settings->sandbox == TERRET_SANDBOX_NONE);
-  if (settings->sandbox == TERRET_SANDBOX_NONE && network)
+  *filter = NULL;
+  *key = NULL;
+  if (flags == 0)
     return NULL;
 
   /* Inside, no cgroup can be made (/sys is read-only), and the rlimit
@@ -383,6 +682,10 @@ _terret_sandbox_build_wrapper (const TerretSettings  *settings,
       return NULL;
     }
 
+  program = _terret_sandbox_filter_get (flags, error);
+  if (program == NULL)
+    return NULL;
+
   argv = g_ptr_array_new_with_free_func (g_free);
   add (argv, bwrap);
   /* Ends with the executor, or the host: nothing it holds outlives it.
@@ -393,7 +696,7 @@ _terret_sandbox_build_wrapper (const TerretSettings  *settings,
   add (argv, "--new-session");
   add (argv, "--cap-drop");
   add (argv, "ALL");
-  if (!network)
+  if (!network_on (settings))
     add (argv, "--unshare-net");
 
   if (settings->sandbox == TERRET_SANDBOX_NONE)
@@ -402,25 +705,35 @@ _terret_sandbox_build_wrapper (const TerretSettings  *settings,
       add (argv, "--dev-bind");
       add (argv, "/");
       add (argv, "/");
-      add (argv, "--");
-      g_ptr_array_add (argv, NULL);
-      return (char **)g_ptr_array_free (g_steal_pointer (&argv), FALSE);
+    }
+  else
+    {
+      add (argv, "--unshare-pid");
+      /* The launcher is the namespace's init: a subreaper already, and
+       * the one whose end ends everything in it (bwrap's own reaper would
+       * be one more process to outlive things). Nothing inside can signal
+       * it. */
+      add (argv, "--as-pid-1");
+      add (argv, "--unshare-ipc");
+      add (argv, "--unshare-uts");
+      add_pair (argv, "--ro-bind", "/");
+      /* Its own /dev, with its own /dev/shm and ptys (and POSIX message
+       * queues are the IPC namespace's); its own /proc, of the sandbox's
+       * processes; its own /tmp. */
+      add (argv, "--dev");
+      add (argv, "/dev");
+      add (argv, "--proc");
+      add (argv, "/proc");
+      add (argv, "--tmpfs");
+      add (argv, "/tmp");
     }
 
-  add (argv, "--unshare-pid");
-  /* The launcher is the namespace's init: a subreaper already, and the
-   * one whose end ends everything in it (bwrap's own reaper would be one
-   * more process to outlive things). Nothing inside can signal it. */
-  add (argv, "--as-pid-1");
-  add (argv, "--unshare-ipc");
-  add (argv, "--unshare-uts");
-  add_pair (argv, "--ro-bind", "/");
-  add (argv, "--dev");
-  add (argv, "/dev");
-  add (argv, "--proc");
-  add (argv, "/proc");
-  add (argv, "--tmpfs");
-  add (argv, "/tmp");
+  if (flags & TERRET_SANDBOX_FILTER_ALLOW_UNIX)
+    {
+      sockets_back = add_unix_socket_policy (argv, settings, error);
+      if (sockets_back == NULL)
+        return NULL;
+    }
 
   if (settings->sandbox == TERRET_SANDBOX_READ_ONLY)
     {
@@ -448,15 +761,59 @@ _terret_sandbox_build_wrapper (const TerretSettings  *settings,
         }
     }
 
-  if (settings->hidden == NULL)
-    add_default_hidden (argv);
-  else
-    for (guint i = 0; settings->hidden[i] != NULL; i++)
-      add_hidden (argv, settings->hidden[i]);
+  if (settings->sandbox != TERRET_SANDBOX_NONE)
+    {
+      hidden = hidden_paths (settings, error);
+      if (hidden == NULL)
+        return NULL;
+      for (guint i = 0; i < hidden->len; i++)
+        add_hidden (argv, g_ptr_array_index (hidden, i));
+    }
 
+  /* What the sandbox is, apart from the host sockets found at this
+   * moment: a new one listening does not make another sandbox. */
+  n_stable = argv->len;
+  if (sockets_back != NULL)
+    for (guint i = 0; i < sockets_back->len; i++)
+      add (argv, g_ptr_array_index (sockets_back, i));
   add (argv, "--");
   g_ptr_array_add (argv, NULL);
+
+  {
+    g_autoptr(GString) joined = g_string_new (NULL);
+
+    for (guint i = 0; i < n_stable; i++)
+      g_string_append_printf (joined, "%s\x1f", (char *)g_ptr_array_index (argv, i));
+    if (sockets_back != NULL)
+      for (guint i = 0; i < sockets_back->len; i++)
+        g_string_append_printf (joined, "%s\x1f", (char *)g_ptr_array_index (sockets_back, i));
+    g_string_append_printf (joined, "seccomp=%u", flags);
+    stable = g_string_free (g_steal_pointer (&joined), FALSE);
+  }
+
+  *filter = g_steal_pointer (&program);
+  *key = g_steal_pointer (&stable);
   return (char **)g_ptr_array_free (g_steal_pointer (&argv), FALSE);
+}
+
+/* What is not blocked under @settings, said plainly; NULL when nothing. */
+static char *
+describe_not_blocked (const TerretSettings *settings)
+{
+  g_autoptr(GString) text = g_string_new (NULL);
+
+  if (settings->sandbox != TERRET_SANDBOX_NONE)
+    g_string_append (text, "a named pipe (FIFO) of the host that the user may write is writable "
+                           "(a read-only mount does not cover pipes)");
+  if (network_on (settings))
+    g_string_append_printf (text, "%severy unix socket of the host, path and abstract, is "
+                                  "reachable (network=on)", text->len > 0 ? "; " : "");
+  else if (has_entries (settings->allow_unix_sockets))
+    g_string_append_printf (text, "%sa unix socket a host service starts listening on after the "
+                                  "sandbox started, outside /run%s, is reachable "
+                                  "(allow-unix-sockets)", text->len > 0 ? "; " : "",
+                            settings->sandbox != TERRET_SANDBOX_NONE ? " and /tmp" : "");
+  return text->len > 0 ? g_string_free (g_steal_pointer (&text), FALSE) : NULL;
 }
 
 /*
@@ -464,30 +821,78 @@ _terret_sandbox_build_wrapper (const TerretSettings  *settings,
  *
  * The containment of a launcher under @settings, as
  * terret_executor_dup_containment() says it: the launcher's, and the
- * sandbox's when there is one.
+ * sandbox's when there is one, with what it hides here, the host sockets
+ * left reachable, and what it does not block.
  */
 char *
 _terret_sandbox_describe (const TerretSettings *settings)
 {
   gboolean sandboxed = settings->sandbox != TERRET_SANDBOX_NONE;
-  gboolean network = settings->network == TERRET_NETWORK_ON ||
-                     (settings->network == TERRET_NETWORK_DEFAULT && !sandboxed);
+  gboolean network = network_on (settings);
   g_autofree char *launcher = _terret_launcher_describe_containment (sandboxed);
   g_autofree char *bwrap = g_find_program_in_path ("bwrap");
+  g_autofree char *not_blocked = describe_not_blocked (settings);
+  g_autoptr(GString) text = g_string_new (launcher);
 
   if (!sandboxed && network)
-    return g_steal_pointer (&launcher);
+    return g_string_free (g_steal_pointer (&text), FALSE);
 
-  return g_strdup_printf ("%s Sandbox (bubblewrap%s): %s; network %s; its own PID, IPC and UTS "
-                          "namespaces, a session of its own, no capabilities.", launcher,
-                          bwrap != NULL ? "" : ", NOT INSTALLED: runs will fail unavailable",
-                          settings->sandbox == TERRET_SANDBOX_WORKSPACE_WRITE
-                          ? "the filesystem read-only but for the workspace and the writable "
-                            "paths, a private /tmp, the hidden paths empty"
-                          : settings->sandbox == TERRET_SANDBOX_READ_ONLY
-                          ? "the filesystem read-only, a private /tmp, the hidden paths empty"
-                          : "the host's filesystem",
-                          network ? "the host's" : "off (loopback only)");
+  g_string_append_printf (text, " Sandbox (bubblewrap%s): ",
+                          bwrap != NULL ? "" : ", NOT INSTALLED: runs will fail unavailable");
+  if (sandboxed)
+    g_string_append_printf (text, "%s; its own PID, IPC and UTS namespaces, a session of its "
+                                  "own, no capabilities; ",
+                            settings->sandbox == TERRET_SANDBOX_WORKSPACE_WRITE
+                            ? "the filesystem read-only but for the workspace and the writable "
+                              "paths, a private /tmp, the hidden paths empty"
+                            : "the filesystem read-only, a private /tmp, the hidden paths empty");
+  else
+    g_string_append (text, "the host's filesystem; ");
+  g_string_append_printf (text, "network %s; a seccomp filter refusing %s%s%s.",
+                          network ? "the host's" : "off (loopback only)",
+                          sandboxed ? "what namespaces leave open (keyrings, ptrace, mounts, new "
+                                      "namespaces, BPF, perf events, io_uring, userfaultfd, "
+                                      "terminal input injection)" : "",
+                          sandboxed && !network ? " and " : "",
+                          network ? "" : "socket families a network namespace does not bound "
+                                         "(unix sockets, vsock)");
+
+  if (sandboxed)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GPtrArray) hidden = hidden_paths (settings, &error);
+
+      if (hidden == NULL)
+        g_string_append_printf (text, " Hidden: cannot say: %s", error->message);
+      else if (hidden->len == 0)
+        g_string_append (text, " Hidden: nothing (none of the credential stores and sockets "
+                               "hidden by default is on this host).");
+      else
+        {
+          g_string_append (text, " Hidden: ");
+          for (guint i = 0; i < hidden->len; i++)
+            g_string_append_printf (text, "%s%s", i > 0 ? ", " : "",
+                                    (char *)g_ptr_array_index (hidden, i));
+          g_string_append_c (text, '.');
+        }
+    }
+
+  if (network)
+    g_string_append (text, " Host unix sockets reachable: all (network=on).");
+  else if (has_entries (settings->allow_unix_sockets))
+    {
+      g_autofree char *list = g_strjoinv (", ", settings->allow_unix_sockets);
+
+      g_string_append_printf (text, " Host unix sockets reachable: %s (allow-unix-sockets; /run "
+                                    "emptied, every other listening one hidden).", list);
+    }
+  else
+    g_string_append (text, " Host unix sockets reachable: none (unix sockets are refused with "
+                           "the network off).");
+
+  if (not_blocked != NULL)
+    g_string_append_printf (text, " Not blocked: %s.", not_blocked);
+  return g_string_free (g_steal_pointer (&text), FALSE);
 }
 
 /*

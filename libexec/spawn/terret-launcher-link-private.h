@@ -18,7 +18,8 @@ G_BEGIN_DECLS
 typedef struct _TerretLauncherLink TerretLauncherLink;
 
 TerretLauncherLink *_terret_launcher_link_new          (void);
-TerretLauncherLink *_terret_launcher_link_new_wrapped  (const char * const *wrapper);
+TerretLauncherLink *_terret_launcher_link_new_wrapped  (const char * const *wrapper,
+                                                       GBytes             *filter);
 TerretLauncherLink *_terret_launcher_link_new_far      (TerretFarSide      *far);
 gboolean          _terret_launcher_link_is_far       (TerretLauncherLink  *self);
 TerretLauncherLink *_terret_launcher_link_ref          (TerretLauncherLink  *self);
@@ -40,13 +41,15 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (TerretLauncherLink, _terret_launcher_link_unref)
 typedef struct
 {
   GMutex mutex;
-  GHashTable *by_wrapper;       /* (owned) joined wrapper or "" -> link */
+  GHashTable *by_wrapper;       /* (owned) sandbox key or "" -> link */
 } TerretLauncherLinkPool;
 
 void              _terret_launcher_link_pool_init    (TerretLauncherLinkPool *pool);
 void              _terret_launcher_link_pool_clear   (TerretLauncherLinkPool *pool);
 TerretLauncherLink *_terret_launcher_link_pool_get     (TerretLauncherLinkPool *pool,
-                                                   const char * const   *wrapper);
+                                                       const char             *key,
+                                                       const char * const     *wrapper,
+                                                       GBytes                 *filter);
 TerretLauncherLink *_terret_launcher_link_pool_get_far (TerretLauncherLinkPool *pool,
                                                      TerretFarSide          *far);
 

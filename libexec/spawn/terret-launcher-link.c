@@ -46,26 +46,28 @@ struct _TerretLauncherLink
   int socket;                   /* -1 until started */
   GPid pid;
   GStrv wrapper;                /* (owned) (nullable) what the launcher runs under */
+  GBytes *filter;               /* (owned) (nullable) the seccomp filter the wrapper loads */
   TerretFarSide *far;           /* (owned) (nullable) where its processes run, through a bridge */
 };
 
 TerretLauncherLink *
 _terret_launcher_link_new (void)
 {
-  return _terret_launcher_link_new_wrapped (NULL);
+  return _terret_launcher_link_new_wrapped (NULL, NULL);
 }
 
 /*
  * _terret_launcher_link_new_wrapped:
- * @wrapper: (nullable): a command line the launcher runs under, up to
- *   and including its `--` (bwrap, for a sandbox)
+ * @wrapper: (nullable): a bwrap command line the launcher runs under, up
+ *   to and including its `--`
+ * @filter: (nullable): a seccomp BPF program for bwrap's --seccomp
  *
  * A link whose launcher, and so everything it starts, runs inside
- * @wrapper. The wrapper must pass descriptors 3 (the socket) and 4 (the
- * --info-fd bwrap writes to once the sandbox is up) through.
+ * @wrapper. The wrapper must pass descriptor 3 (the socket) through.
  */
 TerretLauncherLink *
-_terret_launcher_link_new_wrapped (const char * const *wrapper)
+_terret_launcher_link_new_wrapped (const char * const *wrapper,
+                                   GBytes             *filter)
 {
   TerretLauncherLink *self = g_new0 (TerretLauncherLink, 1);
 
@@ -73,6 +75,7 @@ _terret_launcher_link_new_wrapped (const char * const *wrapper)
   g_mutex_init (&self->mutex);
   self->socket = -1;
   self->wrapper = g_strdupv ((char **)wrapper);
+  self->filter = filter != NULL ? g_bytes_ref (filter) : NULL;
   return self;
 }
 
@@ -86,7 +89,7 @@ _terret_launcher_link_new_wrapped (const char * const *wrapper)
 TerretLauncherLink *
 _terret_launcher_link_new_far (TerretFarSide *far)
 {
-  TerretLauncherLink *self = _terret_launcher_link_new_wrapped (NULL);
+  TerretLauncherLink *self = _terret_launcher_link_new_wrapped (NULL, NULL);
 
   self->far = g_object_ref (far);
   return self;
@@ -141,6 +144,7 @@ _terret_launcher_link_unref (TerretLauncherLink *self)
   link_stop (self);
   g_mutex_clear (&self->mutex);
   g_strfreev (self->wrapper);
+  g_clear_pointer (&self->filter, g_bytes_unref);
   g_clear_object (&self->far);
   g_free (self);
 }
@@ -180,46 +184,85 @@ read_said (int fd)
   return g_strstrip (g_utf8_make_valid (buffer, n));
 }
 
-/* With a wrapper, waits for it to say the sandbox is up (bwrap writes its
- * --info-fd once the child runs, and closes it unwritten when it fails). */
-static gboolean
-wait_wrapper (TerretLauncherLink  *self,
-              int                info_fd,
-              int                said_fd,
-              GError           **error)
+/* A memfd holding @bytes, from its start; -1 with errno set. */
+static int
+memfd_with (const char *name,
+            GBytes     *bytes)
 {
-  struct pollfd pfd = { info_fd, POLLIN, 0 };
-  char buffer[256];
-  gsize total = 0;
-  ssize_t n = 0;
+  gsize size;
+  const guint8 *data = g_bytes_get_data (bytes, &size);
+  int fd = memfd_create (name, MFD_CLOEXEC);
+
+  if (fd < 0)
+    return -1;
+  if (write (fd, data, size) != (ssize_t)size || lseek (fd, 0, SEEK_SET) != 0)
+    {
+      int saved_errno = errno != 0 ? errno : EIO;
+
+      close (fd);
+      errno = saved_errno;
+      return -1;
+    }
+  return fd;
+}
+
+/* Waits for the launcher's hello, the proof that it runs (inside its
+ * sandbox, when there is one). bwrap's --info-fd is no such proof: bwrap
+ * writes it before its child has finished setting up, and a sandbox that
+ * fails there would look up until the first request found it gone. */
+static gboolean
+wait_hello (TerretLauncherLink  *self,
+            int                  said_fd,
+            GError             **error)
+{
+  struct pollfd pfd = { self->socket, POLLIN, 0 };
+  TerretWireHello hello = { 0 };
+  ssize_t n = -1;
   int ret;
 
-  /* To its end: bwrap writes the JSON in pieces, and a reader gone
-   * before the last one would kill it with SIGPIPE mid-setup. */
-  for (;;)
+  do
+    ret = poll (&pfd, 1, 30 * 1000);
+  while (ret < 0 && errno == EINTR);
+  if (ret > 0)
+    do
+      n = recv (self->socket, &hello, sizeof hello, 0);
+    while (n < 0 && errno == EINTR);
+
+  if (n == sizeof hello && hello.magic == TERRET_WIRE_HELLO_MAGIC)
     {
-      do
-        ret = poll (&pfd, 1, 30 * 1000);
-      while (ret < 0 && errno == EINTR);
-      if (ret <= 0)
-        break;
-      do
-        n = read (info_fd, buffer, sizeof buffer);
-      while (n < 0 && errno == EINTR);
-      if (n <= 0)
-        break;
-      total += n;
+      if (self->filter == NULL || hello.seccomp == 2)
+        return TRUE;
+      /* Never a weaker sandbox than asked for. */
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE,
+                   "Could not set up the sandbox: its seccomp filter is not in force in the "
+                   "launcher (seccomp mode %d)", hello.seccomp);
+      return FALSE;
     }
 
-  if (total > 0 && n == 0)
-    return TRUE;
+  if (ret == 0)
+    kill (self->pid, SIGKILL);
+  if (self->wrapper == NULL)
+    {
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE,
+                   "The launcher %s %s before it was ready", _terret_launcher_link_get_program (),
+                   ret == 0 ? "did not answer in 30 s" : "ended");
+      return FALSE;
+    }
 
   {
-    g_autofree char *said = read_said (said_fd);
+    g_autofree char *said = NULL;
 
+    /* Its words are all written once it has gone: wait for that (a
+     * wrapper that hangs was killed above). */
+    while (waitpid (self->pid, NULL, 0) < 0 && errno == EINTR)
+      ;
+    self->pid = 0;
+    said = read_said (said_fd);
     g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE,
                  "Could not set up the sandbox (%s): %s", self->wrapper[0],
-                 *said != '\0' ? said : "it ended without a word");
+                 *said != '\0' ? said
+                 : ret == 0 ? "it did not start the launcher in 30 s"
+                 : "it ended without a word");
   }
   return FALSE;
 }
@@ -347,16 +390,17 @@ link_start_far (TerretLauncherLink  *self,
 
 static gboolean
 link_start (TerretLauncherLink  *self,
-                  GError           **error)
+            GError             **error)
 {
   const char *program = _terret_launcher_link_get_program ();
   g_autofree char *program_dir = g_path_get_dirname (program);
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  char *no_environ[] = { NULL };
   posix_spawn_file_actions_t actions;
   posix_spawnattr_t attr;
   sigset_t all, none;
   int pair[2];
-  int info[2] = { -1, -1 };
+  int filter = -1;
   int said = -1;
   pid_t pid;
   int ret;
@@ -368,27 +412,30 @@ link_start (TerretLauncherLink  *self,
     {
       for (guint i = 0; self->wrapper[i] != NULL; i++)
         {
-          /* The wrapper's info descriptor, ahead of its `--`, and the
-           * launcher's own directory, which a private /tmp would hide
-           * (an uninstalled tree under /tmp). */
+          /* The launcher's own directory, which a private /tmp would hide
+           * (an uninstalled tree under /tmp), and the filter, ahead of
+           * the wrapper's `--`. */
           if (g_str_equal (self->wrapper[i], "--") && self->wrapper[i + 1] == NULL)
             {
               g_ptr_array_add (argv, (char *)"--ro-bind");
               g_ptr_array_add (argv, program_dir);
               g_ptr_array_add (argv, program_dir);
-              g_ptr_array_add (argv, (char *)"--info-fd");
-              g_ptr_array_add (argv, (char *)"4");
+              if (self->filter != NULL)
+                {
+                  g_ptr_array_add (argv, (char *)"--seccomp");
+                  g_ptr_array_add (argv, (char *)"4");
+                }
             }
           g_ptr_array_add (argv, self->wrapper[i]);
         }
       g_ptr_array_add (argv, (char *)program);
-      if (!g_unix_open_pipe (info, FD_CLOEXEC, NULL) ||
-          (said = memfd_create ("terret-sandbox-said", MFD_CLOEXEC)) < 0)
+      if ((said = memfd_create ("terret-sandbox-said", MFD_CLOEXEC)) < 0 ||
+          (self->filter != NULL && (filter = memfd_with ("terret-seccomp", self->filter)) < 0))
         {
           int saved_errno = errno;
 
-          if (info[0] >= 0)
-            close (info[0]), close (info[1]);
+          if (said >= 0)
+            close (said);
           g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE,
                        "Could not set up the sandbox: %s", g_strerror (saved_errno));
           return FALSE;
@@ -405,7 +452,9 @@ link_start (TerretLauncherLink  *self,
       int saved_errno = errno;
 
       if (said >= 0)
-        close (said), close (info[0]), close (info[1]);
+        close (said);
+      if (filter >= 0)
+        close (filter);
       g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE,
                    "Could not create the launcher's socket: %s", g_strerror (saved_errno));
       return FALSE;
@@ -423,10 +472,14 @@ link_start (TerretLauncherLink  *self,
   posix_spawnattr_setsigmask (&attr, &none);
 
   posix_spawn_file_actions_init (&actions);
+  /* Not the host's stdin (a terminal, or a serve client's requests):
+   * nothing the launcher starts has any business with it. */
+  posix_spawn_file_actions_addopen (&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2 (&actions, pair[1], 3);
   if (self->wrapper != NULL)
     {
-      posix_spawn_file_actions_adddup2 (&actions, info[1], 4);
+      if (filter >= 0)
+        posix_spawn_file_actions_adddup2 (&actions, filter, 4);
       /* The wrapper's complaints, for the error; what the launcher would
        * say later goes there too, unread. */
       posix_spawn_file_actions_adddup2 (&actions, said, 1);
@@ -434,22 +487,25 @@ link_start (TerretLauncherLink  *self,
     }
   /* Only the socket: descriptors the host opened without close-on-exec
    * are none of the launcher's business, nor of what it starts. */
-  posix_spawn_file_actions_addclosefrom_np (&actions, self->wrapper != NULL ? 5 : 4);
+  posix_spawn_file_actions_addclosefrom_np (&actions, filter >= 0 ? 5 : 4);
 
+  /* A sandboxed launcher gets no environment: it needs none (each
+   * process's comes with its request), and whatever the host's holds
+   * (the secrets env-exclude drops) must not be there to read. */
   ret = posix_spawn (&pid, self->wrapper != NULL ? self->wrapper[0] : program, &actions, &attr,
-                     (char **)argv->pdata, environ);
+                     (char **)argv->pdata, self->wrapper != NULL ? no_environ : environ);
 
   posix_spawn_file_actions_destroy (&actions);
   posix_spawnattr_destroy (&attr);
   close (pair[1]);
-  if (info[1] >= 0)
-    close (info[1]);
+  if (filter >= 0)
+    close (filter);
 
   if (ret != 0)
     {
       close (pair[0]);
       if (said >= 0)
-        close (said), close (info[0]);
+        close (said);
       g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE,
                    "Could not start the launcher %s: %s%s",
                    self->wrapper != NULL ? self->wrapper[0] : program, g_strerror (ret),
@@ -461,18 +517,15 @@ link_start (TerretLauncherLink  *self,
   self->socket = pair[0];
   self->pid = pid;
 
-  if (self->wrapper != NULL)
+  if (!wait_hello (self, said, error))
     {
-      gboolean up = wait_wrapper (self, info[0], said, error);
-
-      close (info[0]);
-      close (said);
-      if (!up)
-        {
-          link_stop (self);
-          return FALSE;
-        }
+      if (said >= 0)
+        close (said);
+      link_stop (self);
+      return FALSE;
     }
+  if (said >= 0)
+    close (said);
   return TRUE;
 }
 
@@ -623,21 +676,25 @@ _terret_launcher_link_pool_get_far (TerretLauncherLinkPool *pool,
   return launcher_link;
 }
 
-/* The link for @wrapper (NULL: none), made on first use; a
- * reference. Its launcher starts with its first spawn. */
+/* The link for the sandbox @key names (NULL: none), made on first use
+ * with @wrapper and @filter; a reference. Its launcher starts with its
+ * first spawn. */
 TerretLauncherLink *
 _terret_launcher_link_pool_get (TerretLauncherLinkPool *pool,
-                             const char * const   *wrapper)
+                                const char             *key,
+                                const char * const     *wrapper,
+                                GBytes                 *filter)
 {
-  g_autofree char *key = wrapper != NULL ? g_strjoinv ("\x1f", (char **)wrapper) : g_strdup ("");
   TerretLauncherLink *launcher_link;
 
+  if (key == NULL)
+    key = "";
   g_mutex_lock (&pool->mutex);
   launcher_link = g_hash_table_lookup (pool->by_wrapper, key);
   if (launcher_link == NULL)
     {
-      launcher_link = _terret_launcher_link_new_wrapped (wrapper);
-      g_hash_table_insert (pool->by_wrapper, g_steal_pointer (&key), launcher_link);
+      launcher_link = _terret_launcher_link_new_wrapped (wrapper, filter);
+      g_hash_table_insert (pool->by_wrapper, g_strdup (key), launcher_link);
     }
   _terret_launcher_link_ref (launcher_link);
   g_mutex_unlock (&pool->mutex);

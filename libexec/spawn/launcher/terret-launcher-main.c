@@ -285,6 +285,11 @@ main (int    argc,
 
   /* Orphans of a unit that was killed come here instead of to init. */
   prctl (PR_SET_CHILD_SUBREAPER, 1);
+  /* Not dumpable: in a sandbox every command runs as the launcher's uid,
+   * and a dumpable launcher's /proc/PID/fd, /proc/PID/mem and environ
+   * would be theirs to read and write. Its units inherit this; what they
+   * exec does not. */
+  prctl (PR_SET_DUMPABLE, 0);
 
   sigemptyset (&mask);
   sigaddset (&mask, SIGCHLD);
@@ -292,6 +297,16 @@ main (int    argc,
   sigfd = signalfd (-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
   if (sigfd < 0)
     return 1;
+
+  /* Running, inside the sandbox if there is one: until this arrives, an
+   * EOF on the socket means the sandbox could not be set up. */
+  {
+    TerretWireHello hello = { TERRET_WIRE_HELLO_MAGIC, prctl (PR_GET_SECCOMP) };
+
+    while (send (sock, &hello, sizeof hello, MSG_NOSIGNAL) < 0)
+      if (errno != EINTR)
+        return 1;
+  }
 
   for (;;)
     {

@@ -623,6 +623,9 @@ launcher_serve_main (char **argv)
   /* Orphans of a unit that was killed come here, even when this is not
    * the container's first process. */
   prctl (PR_SET_CHILD_SUBREAPER, 1);
+  /* Not dumpable, as the local launcher: commands run as its uid, and
+   * its descriptors and memory are not theirs to read. */
+  prctl (PR_SET_DUMPABLE, 0);
   signal (SIGPIPE, SIG_IGN);
   sigemptyset (&mask);
   sigaddset (&mask, SIGCHLD);

@@ -10,8 +10,9 @@
  * record arrives whole or not at all and the end of a peer is an EOF:
  *
  * - The request socket, one per launcher: the launcher says hello once
- *   it runs (a bridge, once its far side does: so a far side that could
- *   not be reached is an EOF before the hello); then the library sends
+ *   it runs (inside its sandbox, if any; a bridge once its far side
+ *   does: so a sandbox that could not be set up, or a far side that could
+ *   not be reached, is an EOF before the hello); then the library sends
  *   one spawn request per process, with descriptors attached
  *   (SCM_RIGHTS), and reads one reply.
  * - The unit socket, one per process: the library's end of it is the

@@ -1,0 +1,479 @@
+/* terret-exec-ops.c: what a request can ask of the server, once for
+ * `serve` (ops) and `mcp` (tools)
+ *
+ * Each op is a row: serve's name, mcp's tool and the capabilities it
+ * needs, its fields, and the function that carries it out over the
+ * executor. The function ends the call with an outcome (a result, an
+ * error, or words saying what was done) that each dialect renders its
+ * own way; the fields are checked against terret-exec-fields.c's rows
+ * before it runs.
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "terret-exec-fields.h"
+#include "terret-exec-ops.h"
+
+static const char *
+session_of (JsonObject *fields)
+{
+  const char *session = cli_fields_get_string (fields, "session");
+
+  return session != NULL ? session : TERRET_DEFAULT_SESSION;
+}
+
+typedef TerretResult *(*FinishFunc) (TerretExecutor  *executor,
+                                     GAsyncResult    *result,
+                                     GError         **error);
+
+static void
+finish_call (CliCall      *call,
+             GObject      *executor,
+             GAsyncResult *res,
+             FinishFunc    finish)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TerretResult) result = finish (TERRET_EXECUTOR (executor), res, &error);
+
+  cli_call_return (call, result, error, NULL);
+}
+
+/* run ------------------------------------------------------------------ */
+
+static void
+run_done (GObject      *object,
+          GAsyncResult *res,
+          gpointer      user_data)
+{
+  finish_call (user_data, object, res, terret_executor_run_finish);
+}
+
+static void
+on_progress (TerretRequest *request,
+             TerretStream   stream,
+             GBytes        *data,
+             gpointer       user_data)
+{
+  CliCall *call = user_data;
+
+  cli_call_get_progress (call) (call, data);
+}
+
+static gboolean
+op_run (CliCall        *call,
+        JsonObject     *fields,
+        TerretRequest  *request,
+        GError        **error)
+{
+  CliStdio *server = cli_call_get_server (call);
+  const char *session = terret_request_get_session (request);
+
+  cli_call_set_session (call, session);
+  g_hash_table_add (cli_stdio_get_sessions (server), g_strdup (session));
+  if (cli_call_get_progress (call) != NULL)
+    terret_request_set_progress_func (request, on_progress, call, NULL);
+
+  terret_executor_run_async (cli_stdio_get_executor (server), request,
+                             cli_call_get_cancellable (call), run_done, call);
+  return TRUE;
+}
+
+/* The session ops --------------------------------------------------------
+ *
+ * Their words are for a model: only mcp shows them. */
+
+static gboolean
+op_input (CliCall        *call,
+          JsonObject     *fields,
+          TerretRequest  *request,
+          GError        **error)
+{
+  g_autoptr(GBytes) data = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *done = NULL;
+  const char *session = session_of (fields);
+  const char *text = cli_fields_get_string (fields, "data");
+  const char *encoded = cli_fields_get_string (fields, "data_base64");
+
+  if ((text == NULL) == (encoded == NULL))
+    {
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                   "exactly one of “data” (text) and “data_base64” is required");
+      return FALSE;
+    }
+
+  if (text != NULL)
+    data = g_bytes_new (text, strlen (text));
+  else
+    {
+      gsize len = 0;
+      guchar *decoded;
+
+      /* g_base64_decode() skips what is not base64; a request whose bytes
+       * would silently differ from what the client meant is refused. */
+      for (const char *p = encoded; *p != '\0'; p++)
+        {
+          if (!g_ascii_isalnum (*p) && *p != '+' && *p != '/' && *p != '=')
+            {
+              g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                           "“data_base64” is not base64");
+              return FALSE;
+            }
+        }
+      decoded = g_base64_decode (encoded, &len);
+      data = g_bytes_new_take (decoded, len);
+    }
+
+  if (terret_executor_send_input (cli_stdio_get_executor (cli_call_get_server (call)),
+                                  session, data, &local_error))
+    done = g_strdup_printf ("sent %" G_GSIZE_FORMAT " bytes to the command in session “%s”; "
+                            "bash_poll collects its output", g_bytes_get_size (data), session);
+  cli_call_return (call, NULL, local_error, done);
+  return TRUE;
+}
+
+static gboolean
+op_interrupt (CliCall        *call,
+              JsonObject     *fields,
+              TerretRequest  *request,
+              GError        **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *done = NULL;
+  const char *session = session_of (fields);
+
+  if (terret_executor_interrupt (cli_stdio_get_executor (cli_call_get_server (call)),
+                                 session, &local_error))
+    done = g_strdup_printf ("sent ^C to the command in session “%s”; "
+                            "bash_poll tells how it ended", session);
+  cli_call_return (call, NULL, local_error, done);
+  return TRUE;
+}
+
+static void
+poll_done (GObject      *object,
+           GAsyncResult *res,
+           gpointer      user_data)
+{
+  finish_call (user_data, object, res, terret_executor_poll_finish);
+}
+
+/* A poll waits like a run: it is in flight (and cancellable by its id)
+ * until it answers. */
+static gboolean
+op_poll (CliCall        *call,
+         JsonObject     *fields,
+         TerretRequest  *request,
+         GError        **error)
+{
+  const char *session = session_of (fields);
+
+  cli_call_set_session (call, session);
+  terret_executor_poll_async (cli_stdio_get_executor (cli_call_get_server (call)), session,
+                              cli_fields_get_seconds (fields, "wait"),
+                              cli_call_get_cancellable (call), poll_done, call);
+  return TRUE;
+}
+
+/* The executor cannot tell a session that never was from an idle one; the
+ * server can. A model closing a session it never opened has most likely
+ * mistyped its name, and mcp says so (strict_close); a program may close
+ * a session to be sure it is gone, and serve lets it. */
+static gboolean
+op_close (CliCall        *call,
+          JsonObject     *fields,
+          TerretRequest  *request,
+          GError        **error)
+{
+  CliStdio *server = cli_call_get_server (call);
+  GHashTable *sessions = cli_stdio_get_sessions (server);
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *done = NULL;
+  const char *session = session_of (fields);
+
+  if (cli_stdio_get_dialect (server)->strict_close && !g_hash_table_contains (sessions, session))
+    {
+      g_autoptr(GString) known = g_string_new (NULL);
+      GHashTableIter iter;
+      gpointer key;
+
+      g_hash_table_iter_init (&iter, sessions);
+      while (g_hash_table_iter_next (&iter, &key, NULL))
+        g_string_append_printf (known, "%s“%s”", known->len > 0 ? ", " : "", (const char *) key);
+
+      g_set_error (&local_error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                   "no session “%s” was opened; sessions: %s",
+                   session, known->len > 0 ? known->str : "none");
+    }
+  else
+    {
+      terret_executor_close_session (cli_stdio_get_executor (server), session);
+      g_hash_table_remove (sessions, session);
+      done = g_strdup_printf ("closed session “%s” and everything running in it", session);
+    }
+
+  cli_call_return (call, NULL, local_error, done);
+  return TRUE;
+}
+
+static gboolean
+op_close_all (CliCall        *call,
+              JsonObject     *fields,
+              TerretRequest  *request,
+              GError        **error)
+{
+  CliStdio *server = cli_call_get_server (call);
+
+  terret_executor_close_all (cli_stdio_get_executor (server));
+  g_hash_table_remove_all (cli_stdio_get_sessions (server));
+  cli_call_return (call, NULL, NULL, "closed every session and everything running in them");
+  return TRUE;
+}
+
+static gboolean
+call_matches (CliCall    *call,
+              const char *key,
+              const char *session)
+{
+  return (key == NULL || g_str_equal (cli_call_get_key (call), key)) &&
+         (session == NULL || g_strcmp0 (cli_call_get_session (call), session) == 0);
+}
+
+/* `target` names a call by its id, `session` by where it runs; with both,
+ * the target must run in that session, so a client that mixed up its
+ * bookkeeping is told rather than having some other run cancelled. */
+static gboolean
+op_cancel (CliCall        *call,
+           JsonObject     *fields,
+           TerretRequest  *request,
+           GError        **error)
+{
+  CliStdio *server = cli_call_get_server (call);
+  JsonNode *target = json_object_get_member (fields, "target");
+  const char *session = cli_fields_get_string (fields, "session");
+  g_autofree char *key = NULL;
+  const char *elsewhere = NULL;
+
+  if (target == NULL && session == NULL)
+    {
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                   "“target” (the id of the run to cancel) or “session” is required");
+      return FALSE;
+    }
+
+  if (target != NULL)
+    key = cli_id_key (target);
+
+  for (GList *l = cli_stdio_get_calls (server); l != NULL; l = l->next)
+    {
+      CliCall *other = l->data;
+
+      if (other == call)
+        continue;
+      if (call_matches (other, key, session))
+        {
+          /* Acknowledged first, so the answer to the cancel precedes the
+           * cancelled run's own when the backend completes it at once. */
+          cli_call_return (call, NULL, NULL, NULL);
+          cli_stdio_cancel_calls (server, key, session);
+          return TRUE;
+        }
+      if (call_matches (other, key, NULL))
+        elsewhere = cli_call_get_session (other);
+    }
+
+  if (key != NULL && session != NULL && elsewhere != NULL)
+    g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                 "“session”: the run with id %s is in session “%s”, not “%s”", key, elsewhere, session);
+  else if (key != NULL)
+    g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                 "“target”: no run with id %s is in flight", key);
+  else
+    g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                 "“session”: nothing is in flight in session “%s”", session);
+  return FALSE;
+}
+
+/* The table ------------------------------------------------------------ */
+
+static const char * const input_fields[] = { "session", "data", "data_base64", NULL };
+static const char * const poll_fields[] = { "session", "wait", NULL };
+static const char * const session_fields[] = { "session", NULL };
+static const char * const cancel_fields[] = { "target", "session", NULL };
+
+/* In the order tools/list gives the tools. */
+static const CliOp ops[] = {
+  { .name = "run", .tool = "bash", .takes_request = TRUE, .required = "command", .has_result = TRUE,
+    .description = "Runs a command line in bash and returns its output and exit status. "
+                   "Each session is one shell where the backend keeps sessions: cd and export "
+                   "persist from one call to the next. A session runs one command at a time; "
+                   "use another session to run commands side by side.",
+    .func = op_run },
+  { .name = "input", .tool = "bash_input", .needs = TERRET_CAPABILITY_INPUT, .fields = input_fields,
+    .description = "Types text into the command running in a session (one left running by "
+                   "on_timeout detach); \"\\n\" ends a line.",
+    .func = op_input },
+  { .name = "interrupt", .tool = "bash_interrupt", .needs = TERRET_CAPABILITY_INTERRUPT,
+    .fields = session_fields,
+    .description = "Sends ^C to the command running in a session; one that ignores it is killed.",
+    .func = op_interrupt },
+  { .name = "poll", .tool = "bash_poll", .needs = TERRET_CAPABILITY_POLL, .fields = poll_fields,
+    .has_result = TRUE,
+    .description = "Collects the new output of a command left running by on_timeout detach, "
+                   "and its exit status once it ended.",
+    .func = op_poll },
+  { .name = "close", .tool = "bash_close", .needs = TERRET_CAPABILITY_PERSISTENT_SESSIONS,
+    .fields = session_fields,
+    .description = "Ends a session's shell and everything running in it; the next bash call "
+                   "in that session starts a fresh shell.",
+    .func = op_close },
+  { .name = "close-all", .func = op_close_all },
+  /* MCP cancels with notifications/cancelled. */
+  { .name = "cancel", .fields = cancel_fields, .func = op_cancel },
+};
+
+const CliOp *
+cli_ops_list (guint *n_ops)
+{
+  *n_ops = G_N_ELEMENTS (ops);
+  return ops;
+}
+
+const CliOp *
+cli_op_lookup (const char *name)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
+    {
+      if (g_str_equal (ops[i].name, name))
+        return &ops[i];
+    }
+
+  return NULL;
+}
+
+/* The op behind @tool, where the backend has what it needs: a tool it
+ * lacks is as unknown as one that never was. */
+const CliOp *
+cli_op_lookup_tool (const char         *tool,
+                    TerretCapabilities  caps)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
+    {
+      if (g_strcmp0 (ops[i].tool, tool) == 0 && (caps & ops[i].needs) == ops[i].needs)
+        return &ops[i];
+    }
+
+  return NULL;
+}
+
+/* The fields @op takes: the request fields first where it takes them. */
+char **
+cli_op_field_names (const CliOp *op)
+{
+  g_autoptr(GStrvBuilder) names = g_strv_builder_new ();
+
+  if (op->takes_request)
+    {
+      guint n_fields;
+      const CliField *fields = cli_fields_list (&n_fields);
+
+      for (guint i = 0; i < n_fields; i++)
+        {
+          if (fields[i].property != NULL)
+            g_strv_builder_add (names, fields[i].name);
+        }
+    }
+  if (op->fields != NULL)
+    g_strv_builder_addv (names, (const char **) op->fields);
+
+  return g_strv_builder_end (names);
+}
+
+/* The ops, or the tools, with their fields, for --help:
+ * "run (command, session, ...), close-all, ...". */
+char *
+cli_ops_describe (gboolean tools)
+{
+  GString *text = g_string_new (NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
+    {
+      g_auto(GStrv) names = cli_op_field_names (&ops[i]);
+      g_autofree char *joined = g_strjoinv (", ", names);
+
+      if (tools && ops[i].tool == NULL)
+        continue;
+      g_string_append_printf (text, "%s%s", text->len > 0 ? ", " : "", tools ? ops[i].tool : ops[i].name);
+      if (names[0] != NULL)
+        g_string_append_printf (text, " (%s)", joined);
+    }
+
+  return g_string_free (text, FALSE);
+}
+
+/*
+ * cli_op_start:
+ * @fields: the request, or a tool call's arguments
+ *
+ * Checks @fields against what @op takes, then carries it out as @call.
+ * A field the op does not know is refused rather than ignored: a client
+ * relying on a field this server predates learns so at once. Every error
+ * names the field at fault; on %FALSE the call was not started and the
+ * caller drops it.
+ */
+gboolean
+cli_op_start (const CliOp  *op,
+              CliCall      *call,
+              JsonObject   *fields,
+              GError      **error)
+{
+  const CliDialect *dialect = cli_stdio_get_dialect (cli_call_get_server (call));
+  g_auto(GStrv) names = cli_op_field_names (op);
+  g_autoptr(GList) members = json_object_get_members (fields);
+  g_autoptr(TerretRequest) request = NULL;
+  JsonNode *required;
+
+  for (GList *l = members; l != NULL; l = l->next)
+    {
+      const char *name = l->data;
+
+      if (g_strv_contains ((const char * const *) names, name) ||
+          (dialect->envelope != NULL && g_strv_contains (dialect->envelope, name)))
+        continue;
+
+      if (dialect->tools)
+        g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                     "unknown argument “%s” for tool “%s”", name, op->tool);
+      else
+        g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                     "unknown field “%s” for op “%s”", name, op->name);
+      return FALSE;
+    }
+
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      const CliField *field = cli_field_lookup (names[i]);
+
+      /* The ops list fields that exist: a typo is a bug here. */
+      g_assert (field != NULL);
+      if (!cli_field_check (field, json_object_get_member (fields, names[i]), error))
+        return FALSE;
+    }
+
+  required = op->required != NULL ? json_object_get_member (fields, op->required) : NULL;
+  if (op->required != NULL && (required == NULL || JSON_NODE_HOLDS_NULL (required)))
+    {
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                   "“%s” is required", op->required);
+      return FALSE;
+    }
+
+  if (op->takes_request)
+    request = cli_request_from_fields (fields);
+
+  return op->func (call, fields, request, error);
+}
