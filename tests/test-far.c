@@ -488,32 +488,67 @@ test_slow_reader (void)
   terret_process_terminate (flood);
 }
 
+/* A process as its pid and its start time: a pid alone may be another
+ * process's by the time it is looked at again, on a busy host. */
+typedef struct
+{
+  GPid pid;
+  guint64 start;
+} Identity;
+
 static gboolean
-pid_alive (GPid pid)
+read_identity (GPid     pid,
+               char    *state,
+               guint64 *start)
 {
   g_autofree char *path = g_strdup_printf ("/proc/%d/stat", pid);
   g_autofree char *stat = NULL;
+  g_auto(GStrv) fields = NULL;
   const char *paren;
 
-  if (!g_file_get_contents (path, &stat, NULL, NULL))
+  if (!g_file_get_contents (path, &stat, NULL, NULL) || (paren = strrchr (stat, ')')) == NULL)
     return FALSE;
-  paren = strrchr (stat, ')');
-  return paren != NULL && paren[2] != 'Z';
+  /* After the name: state is field 3, starttime field 22. */
+  fields = g_strsplit (paren + 2, " ", -1);
+  if (g_strv_length (fields) < 20)
+    return FALSE;
+  *state = fields[0][0];
+  *start = g_ascii_strtoull (fields[19], NULL, 10);
+  return TRUE;
+}
+
+static Identity
+identify (GPid pid)
+{
+  Identity identity = { pid, 0 };
+  char state;
+
+  g_assert_true (read_identity (pid, &state, &identity.start));
+  return identity;
+}
+
+static gboolean
+alive (const Identity *identity)
+{
+  guint64 start;
+  char state;
+
+  return read_identity (identity->pid, &state, &start) && start == identity->start && state != 'Z';
 }
 
 static void
-assert_gone (GPid pid)
+assert_gone (const Identity *identity)
 {
-  for (guint i = 0; i < 3000 && pid_alive (pid); i++)
+  for (guint i = 0; i < 3000 && alive (identity); i++)
     g_usleep (10000);
-  g_assert_false (pid_alive (pid));
+  g_assert_false (alive (identity));
 }
 
 /* Starts, through @link, a command that leaves a `setsid` job behind and
  * prints its pid (the far side's pid namespace is this one here). */
 static TerretProcess *
 spawn_escapee (TerretLauncherLink *link,
-               GPid               *escapee)
+               Identity           *escapee)
 {
   g_autoptr(TerretLauncher) launcher = _terret_launcher_new_for (link);
   g_autoptr(GError) error = NULL;
@@ -531,9 +566,8 @@ spawn_escapee (TerretLauncherLink *link,
   g_assert_no_error (error);
   text = read_until (pipe_out[0], "\n");
   close (pipe_out[0]);
-  *escapee = atoi (text->str);
-  g_assert_cmpint (*escapee, >, 0);
-  g_assert_true (pid_alive (*escapee));
+  g_assert_cmpint (atoi (text->str), >, 0);
+  *escapee = identify (atoi (text->str));
   return process;
 }
 
@@ -542,7 +576,7 @@ test_kill (void)
 {
   g_autoptr(TerretLauncherLink) link = far_link ();
   g_autoptr(TerretProcess) process = NULL;
-  GPid escapee;
+  Identity escapee;
 
   g_test_summary ("Killing a far process ends everything it started there, a setsid job that "
                   "ignores HUP and TERM included, before it is reported gone.");
@@ -550,7 +584,7 @@ test_kill (void)
   process = spawn_escapee (link, &escapee);
   terret_process_terminate (process);
   g_assert_true (_terret_process_is_gone (process));
-  g_assert_false (pid_alive (escapee));
+  g_assert_false (alive (&escapee));
 }
 
 static void
@@ -559,7 +593,8 @@ test_bridge_killed (void)
   g_autoptr(TerretLauncherLink) link = far_link ();
   g_autoptr(TerretProcess) process = NULL;
   g_autoptr(GArray) serves = NULL;
-  GPid escapee, bridge, serve;
+  Identity escapee, serve;
+  GPid bridge;
 
   g_test_summary ("When the bridge dies (SIGKILL), the far side sees its input end and ends "
                   "everything it started; the process is reported gone.");
@@ -571,13 +606,13 @@ test_bridge_killed (void)
     g_autofree char *children = NULL;
 
     g_assert_true (g_file_get_contents (path, &children, NULL, NULL));
-    serve = atoi (children);
-    g_assert_cmpint (serve, >, 0);
+    g_assert_cmpint (atoi (children), >, 0);
+    serve = identify (atoi (children));
   }
   g_assert_cmpint (kill (bridge, SIGKILL), ==, 0);
   g_assert_true (terret_process_wait_exited (process, -1));
-  assert_gone (escapee);
-  assert_gone (serve);
+  assert_gone (&escapee);
+  assert_gone (&serve);
 }
 
 static void
