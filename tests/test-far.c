@@ -636,14 +636,17 @@ test_unreachable (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (argvs); i++)
     {
-      g_autoptr(TerretLauncherLink) link = far_link_for (argvs[i], NULL, 1);
+      /* Only the silent one is held to a short timeout: the others answer
+       * however loaded the host is. */
+      g_autoptr(TerretLauncherLink) link = far_link_for (argvs[i], NULL, argvs[i] == hang_argv ? 1 : 0);
       g_auto(Outcome) outcome = { 0 };
       g_autoptr(GError) error = NULL;
 
       g_assert_false (run_far (link, true_argv, NULL, NULL, NULL, &outcome, &error));
       g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE);
       g_assert_nonnull (strstr (error->message, "Could not reach the test's far side: "));
-      g_assert_nonnull (strstr (error->message, words[i]));
+      if (strstr (error->message, words[i]) == NULL)
+        g_error ("“%s” does not say “%s”", error->message, words[i]);
     }
 }
 
