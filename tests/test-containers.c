@@ -15,10 +15,8 @@
  * launcher in a running container, nor a disposable container in
  * `ENGINE ps -a`.
  *
- * kubectl cannot reach a cluster here: its command lines are checked
- * through a stand-in (containers/kubectl-shim) that serves the far side
- * from this host, and the real kubectl's failures against a refused and
- * a silent server are checked to be clear and bounded.
+ * The kubernetes backend, which no engine here can serve, is in
+ * test-kubernetes.c.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -53,28 +51,6 @@ static Engine engines[] = { { "podman" }, { "docker" } };
 
 /* --- The engines ---------------------------------------------------------- */
 
-/* Runs @argv; its stdout, or NULL with @error set to its stderr. */
-static char *
-run_argv (const char * const  *argv,
-          GError             **error)
-{
-  g_autoptr(GSubprocess) process = NULL;
-  g_autofree char *out = NULL;
-  g_autofree char *err = NULL;
-
-  process = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
-                               error);
-  if (process == NULL || !g_subprocess_communicate_utf8 (process, NULL, NULL, &out, &err, error))
-    return NULL;
-  if (!g_subprocess_get_if_exited (process) || g_subprocess_get_exit_status (process) != 0)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s failed: %s", argv[0],
-                   g_strstrip (err));
-      return NULL;
-    }
-  return g_strstrip (g_steal_pointer (&out));
-}
-
 /* `ENGINE ARG...`, with `run`'s options after a `run`. */
 static char *
 engine_run (Engine      *engine,
@@ -97,7 +73,7 @@ engine_run (Engine      *engine,
     }
   va_end (args);
   g_ptr_array_add (argv, NULL);
-  return run_argv ((const char * const *)argv->pdata, error);
+  return terret_test_run_argv ((const char * const *)argv->pdata, error);
 }
 
 /* The engine, its images built and its run options found; NULL (the
@@ -112,21 +88,8 @@ require_engine (const char *name)
       engine = &engines[i];
   g_assert_nonnull (engine);
 
-  /* The isolated test's HOME and XDG directories are /dev/null for the
-   * programs it starts, and podman reads its configuration under them
-   * (docker its own): the engines get empty directories instead. */
-  {
-    static const char * const dirs[] = { "HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
-                                         "XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR" };
-
-    for (guint i = 0; i < G_N_ELEMENTS (dirs); i++)
-      if (g_strcmp0 (g_getenv (dirs[i]), "/dev/null") == 0)
-        {
-          g_autofree char *dir = terret_test_make_tmpdir ();
-
-          g_setenv (dirs[i], dir, TRUE);
-        }
-  }
+  /* podman reads its configuration under them, docker its own. */
+  terret_test_give_home ();
 
   if (!engine->probed)
     {
@@ -138,7 +101,7 @@ require_engine (const char *name)
       engine->probed = TRUE;
       if (g_find_program_in_path (engine->name) == NULL)
         engine->skip = g_strdup_printf ("%s is not installed", engine->name);
-      else if ((options = run_argv (argv, &error)) == NULL)
+      else if ((options = terret_test_run_argv (argv, &error)) == NULL)
         engine->skip = g_strdup_printf ("%s cannot run a container here: %s", engine->name,
                                         error->message);
       else if (!g_shell_parse_argv (*options != '\0' ? options : "true", NULL,
@@ -403,20 +366,6 @@ test_static (gconstpointer data)
 /* --- Failures --------------------------------------------------------------- */
 
 static void
-assert_run_fails (TerretExecutor *executor,
-                  int             code,
-                  const char     *needle)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(TerretResult) result = terret_test_run_command (executor, "true", &error);
-
-  g_assert_null (result);
-  g_assert_error (error, TERRET_EXEC_ERROR, code);
-  if (strstr (error->message, needle) == NULL)
-    g_error ("“%s” does not say “%s”", error->message, needle);
-}
-
-static void
 test_failures (gconstpointer data)
 {
   const char *engine_name = data;
@@ -468,16 +417,17 @@ test_failures (gconstpointer data)
 
       unknown_image = terret_executor_new_with_settings (engine->name, image_settings, &error);
       g_assert_no_error (error);
-      assert_run_fails (unknown_image, TERRET_EXEC_ERROR_UNAVAILABLE, "terret-test-no-such-image");
+      terret_test_assert_run_fails (unknown_image, TERRET_EXEC_ERROR_UNAVAILABLE,
+                                    "terret-test-no-such-image");
 
       unknown_container = terret_executor_new_with_settings (engine->name, unknown_settings, &error);
       g_assert_no_error (error);
-      assert_run_fails (unknown_container, TERRET_EXEC_ERROR_UNAVAILABLE,
+      terret_test_assert_run_fails (unknown_container, TERRET_EXEC_ERROR_UNAVAILABLE,
                         "terret-test-no-such-container");
 
       stopped_container = terret_executor_new_with_settings (engine->name, stopped_settings, &error);
       g_assert_no_error (error);
-      assert_run_fails (stopped_container, TERRET_EXEC_ERROR_UNAVAILABLE, stopped);
+      terret_test_assert_run_fails (stopped_container, TERRET_EXEC_ERROR_UNAVAILABLE, stopped);
 
       executor = terret_executor_new_with_settings (engine->name, missing, &error);
       g_assert_null (executor);
@@ -499,7 +449,7 @@ test_failures (gconstpointer data)
 
       executor = terret_executor_new_with_settings (engine->name, network_off, &error);
       g_assert_no_error (error);
-      assert_run_fails (executor, TERRET_EXEC_ERROR_INVALID_CONFIG, "network=off");
+      terret_test_assert_run_fails (executor, TERRET_EXEC_ERROR_INVALID_CONFIG, "network=off");
     }
 
   remove_container (engine, stopped);
@@ -623,7 +573,7 @@ test_kube_play (void)
     g_autofree char *env = g_strdup_printf ("CONTAINERS_CONF=%s", conf);
 
     argv[1] = env;
-    out = run_argv (argv, &error);
+    out = terret_test_run_argv (argv, &error);
     g_assert_no_error (error);
   }
 
@@ -647,211 +597,6 @@ test_kube_play (void)
 
     g_assert_no_error (error);
   }
-}
-
-/* --- Kubernetes ------------------------------------------------------------- */
-
-static char **
-read_log_lines (const char *path)
-{
-  g_autofree char *log = NULL;
-  g_autoptr(GError) error = NULL;
-
-  g_file_get_contents (path, &log, NULL, &error);
-  g_assert_no_error (error);
-  return g_strsplit (g_strchomp (log), "\n", -1);
-}
-
-static void
-test_kubectl_argv (void)
-{
-  g_autofree char *dir = terret_test_make_tmpdir ();
-  g_autofree char *log = g_build_filename (dir, "kubectl.log", NULL);
-  g_autofree char *shim = g_test_build_filename (G_TEST_DIST, "containers", "kubectl-shim", NULL);
-  g_autofree char *engine_path = g_strdup_printf ("engine-path=%s", shim);
-  g_autofree char *kubeconfig = g_build_filename (dir, "config", NULL);
-  g_autofree char *kubeconfig_setting = g_strdup_printf ("kubeconfig=%s", kubeconfig);
-  g_autofree char *launcher_dir = NULL;
-  g_autofree char *launcher = NULL;
-  g_auto(GStrv) lines = NULL;
-  const char *modes[] = { "session", "oneshot" };
-
-  g_test_summary ("The kubernetes backend's kubectl command lines: exec -i into the pod's "
-                  "container with the launcher copied in once with kubectl cp, namespace, "
-                  "context, kubeconfig and extra options in place; a run through them works.");
-
-  /* The far side the stand-in serves is the launcher a copy would put
-   * there. */
-  g_setenv ("TERRET_TEST_KUBECTL_LOG", log, TRUE);
-  launcher_dir = g_path_get_dirname (g_getenv ("TERRET_LAUNCHER"));
-  launcher = g_build_filename (launcher_dir, "terret-launcher-static", NULL);
-  g_setenv ("TERRET_TEST_FAR_LAUNCHER", launcher, TRUE);
-
-  for (guint m = 0; m < G_N_ELEMENTS (modes); m++)
-    {
-      g_autofree char *mode = g_strdup_printf ("mode=%s", modes[m]);
-      const char *settings[] = {
-        mode, engine_path, "container=web-0", "namespace=agents", "kube-container=sandbox",
-        "context=lab", kubeconfig_setting, "engine-options=--insecure-skip-tls-verify=true", NULL
-      };
-      g_autoptr(GError) error = NULL;
-      g_autoptr(TerretExecutor) executor = terret_executor_new_with_settings ("kubernetes", settings,
-                                                                              &error);
-      g_autoptr(TerretResult) result = NULL;
-
-      g_assert_no_error (error);
-      result = terret_test_run_ok (executor, "echo through kubectl");
-      terret_test_assert_bytes_str (terret_result_get_stdout (result), "through kubectl\n");
-    }
-
-  lines = read_log_lines (log);
-  /* exec (the launcher is not there), cp, exec, and the second executor's
-   * exec finding it there. */
-  g_assert_cmpuint (g_strv_length (lines), ==, 4);
-  {
-    g_autofree char *far = NULL;
-    g_auto(GStrv) exec_words = g_strsplit (lines[0], "\x1f", -1);
-    g_auto(GStrv) cp_words = g_strsplit (lines[1], "\x1f", -1);
-    g_autofree char *kubeconfig_option = g_strdup_printf ("--kubeconfig=%s", kubeconfig);
-    guint n = g_strv_length (exec_words);
-
-    g_assert_cmpuint (n, ==, 11);
-    g_assert_cmpstr (exec_words[0], ==, kubeconfig_option);
-    g_assert_cmpstr (exec_words[1], ==, "--context=lab");
-    g_assert_cmpstr (exec_words[2], ==, "--insecure-skip-tls-verify=true");
-    g_assert_cmpstr (exec_words[3], ==, "exec");
-    g_assert_cmpstr (exec_words[4], ==, "-i");
-    g_assert_cmpstr (exec_words[5], ==, "--namespace=agents");
-    g_assert_cmpstr (exec_words[6], ==, "--container=sandbox");
-    g_assert_cmpstr (exec_words[7], ==, "web-0");
-    g_assert_cmpstr (exec_words[8], ==, "--");
-    g_assert_true (g_str_has_prefix (exec_words[9], "/tmp/terret-launcher-"));
-    g_assert_cmpstr (exec_words[10], ==, "--serve");
-    far = g_strdup_printf ("web-0:%s", exec_words[9]);
-
-    g_assert_cmpuint (g_strv_length (cp_words), ==, 8);
-    g_assert_cmpstr (cp_words[0], ==, kubeconfig_option);
-    g_assert_cmpstr (cp_words[1], ==, "--context=lab");
-    g_assert_cmpstr (cp_words[2], ==, "--insecure-skip-tls-verify=true");
-    g_assert_cmpstr (cp_words[3], ==, "cp");
-    g_assert_cmpstr (cp_words[4], ==, "--namespace=agents");
-    g_assert_cmpstr (cp_words[5], ==, "--container=sandbox");
-    g_assert_true (g_str_has_suffix (cp_words[6], "/terret-launcher-static"));
-    g_assert_cmpstr (cp_words[7], ==, far);
-  }
-  g_assert_cmpstr (lines[2], ==, lines[0]);
-  g_assert_cmpstr (lines[3], ==, lines[0]);
-}
-
-static void
-test_kubectl_unavailable (void)
-{
-  g_autofree char *kubectl = g_find_program_in_path ("kubectl");
-  g_autofree char *dir = NULL;
-  g_autofree char *config = NULL;
-  g_autoptr(GSocketListener) silent = NULL;
-  g_autoptr(GError) error = NULL;
-  guint16 silent_port;
-  guint16 refused_port;
-
-  g_test_summary ("Without a cluster the real kubectl fails a run as unavailable in its own "
-                  "words, at once when the server refuses, and within connect-timeout when it "
-                  "never answers.");
-  if (kubectl == NULL)
-    {
-      g_test_skip ("kubectl is not installed");
-      return;
-    }
-
-  /* A port nothing listens on, and one that accepts and never answers. */
-  {
-    g_autoptr(GSocketListener) probe = g_socket_listener_new ();
-
-    refused_port = g_socket_listener_add_any_inet_port (probe, NULL, &error);
-    g_assert_no_error (error);
-    g_socket_listener_close (probe);
-  }
-  silent = g_socket_listener_new ();
-  silent_port = g_socket_listener_add_any_inet_port (silent, NULL, &error);
-  g_assert_no_error (error);
-
-  dir = terret_test_make_tmpdir ();
-  for (guint i = 0; i < 2; i++)
-    {
-      guint16 port = i == 0 ? refused_port : silent_port;
-      g_autofree char *yaml = g_strdup_printf (
-        "apiVersion: v1\nkind: Config\ncurrent-context: test\n"
-        "clusters:\n- name: test\n  cluster:\n    server: https://127.0.0.1:%u\n"
-        "contexts:\n- name: test\n  context:\n    cluster: test\n    user: test\n"
-        "users:\n- name: test\n  user:\n    token: none\n", port);
-      g_autofree char *config_setting = NULL;
-      g_autoptr(TerretExecutor) executor = NULL;
-
-      config = g_build_filename (dir, i == 0 ? "refused" : "silent", NULL);
-      g_file_set_contents (config, yaml, -1, &error);
-      g_assert_no_error (error);
-      config_setting = g_strdup_printf ("kubeconfig=%s", config);
-      {
-        const char *settings[] = { "container=web-0", config_setting, "connect-timeout=2", NULL };
-
-        executor = terret_executor_new_with_settings ("kubernetes", settings, &error);
-        g_assert_no_error (error);
-      }
-      assert_run_fails (executor, TERRET_EXEC_ERROR_UNAVAILABLE,
-                        i == 0 ? "refused" : "no answer in 2 s");
-      g_clear_pointer (&config, g_free);
-    }
-}
-
-static void
-test_kubernetes_cluster (void)
-{
-  const char *pod = g_getenv ("TERRET_TEST_KUBE_POD");
-  const char *probe[] = { "kubectl", "get", "--raw", "/readyz", "--request-timeout=5s", NULL };
-  g_autoptr(GError) error = NULL;
-  g_autofree char *ready = NULL;
-  g_autofree char *pod_setting = NULL;
-  const char *modes[] = { "session", "oneshot" };
-
-  g_test_summary ("Where KUBECONFIG reaches a cluster, a pod named by TERRET_TEST_KUBE_POD "
-                  "(with bash and tar) runs commands in both modes, and nothing is left.");
-  if (g_getenv ("KUBECONFIG") == NULL)
-    {
-      g_test_skip ("KUBECONFIG is not set: no cluster to reach");
-      return;
-    }
-  if (g_find_program_in_path ("kubectl") == NULL)
-    {
-      g_test_skip ("kubectl is not installed");
-      return;
-    }
-  ready = run_argv (probe, &error);
-  if (ready == NULL)
-    {
-      g_autofree char *why = g_strdup_printf ("KUBECONFIG reaches no cluster: %s", error->message);
-
-      g_test_skip (why);
-      return;
-    }
-  if (pod == NULL)
-    {
-      g_test_skip ("TERRET_TEST_KUBE_POD names no pod to run in");
-      return;
-    }
-
-  pod_setting = g_strdup_printf ("container=%s", pod);
-  for (guint m = 0; m < G_N_ELEMENTS (modes); m++)
-    {
-      g_autofree char *mode = g_strdup_printf ("mode=%s", modes[m]);
-      const char *settings[] = { mode, pod_setting, NULL };
-      TerretExecutor *executor = terret_executor_new_with_settings ("kubernetes", settings, &error);
-
-      g_assert_no_error (error);
-      g_object_unref (terret_test_run_ok (executor, "true"));
-      /* The pod's processes are not this host's to count; the run's end
-       * is what can be checked from here. */
-      g_object_unref (executor);
-    }
 }
 
 /* --- Main ------------------------------------------------------------------- */
@@ -936,9 +681,6 @@ main (int   argc,
         }
     }
   g_test_add_func ("/containers/podman/kube-play", test_kube_play);
-  g_test_add_func ("/containers/kubernetes/argv", test_kubectl_argv);
-  g_test_add_func ("/containers/kubernetes/unavailable", test_kubectl_unavailable);
-  g_test_add_func ("/containers/kubernetes/cluster", test_kubernetes_cluster);
 
   return g_test_run ();
 }

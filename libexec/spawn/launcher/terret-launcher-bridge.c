@@ -96,6 +96,8 @@ add_words (Bridge     *bridge,
            const char *text,
            size_t      len)
 {
+  if (len == 0)
+    return;
   if (len >= WORDS_MAX)
     {
       text += len - WORDS_MAX;

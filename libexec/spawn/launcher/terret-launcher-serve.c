@@ -736,18 +736,40 @@ launcher_serve_main (char **argv)
         serve.ending = 1;
     }
 
-  /* The host side is gone: nothing it started here stays. Killing the
-   * units kills their groups; their processes die with them
-   * (PR_SET_PDEATHSIG), and orphans come here to be killed in turn. */
-  launcher_kill_children (NULL, NULL);
+  /* The host side is gone: nothing it started here stays. Each unit ends
+   * what it contains at its socket's end, as it would if this process
+   * died now (killed with the bridge): so it is not killed here, which
+   * would leave its contents to whoever adopts orphans, but waited for.
+   * What is left after (orphans of a unit someone else killed) comes here
+   * and is killed. */
   for (size_t i = 0; i < serve.n_units; i++)
     {
       for (size_t j = 0; j < serve.units[i]->n_streams; j++)
         relay_stream_close (&serve.units[i]->streams[j]);
       if (serve.units[i]->sock >= 0)
         close (serve.units[i]->sock);
-      free (serve.units[i]);
     }
+  for (;;)
+    {
+      int units_left = 0, status;
+      pid_t pid;
+
+      for (size_t i = 0; i < serve.n_units; i++)
+        units_left |= serve.units[i]->pid > 0;
+      if (!units_left)
+        break;
+      do
+        pid = waitpid (-1, &status, 0);
+      while (pid < 0 && errno == EINTR);
+      if (pid < 0)
+        break;
+      for (size_t i = 0; i < serve.n_units; i++)
+        if (serve.units[i]->pid == pid)
+          serve.units[i]->pid = 0;
+    }
+  launcher_kill_children (NULL, NULL);
+  for (size_t i = 0; i < serve.n_units; i++)
+    free (serve.units[i]);
   free (serve.units);
   free (pfds);
   relay_buffer_clear (&serve.peer.incoming);
