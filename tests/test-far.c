@@ -616,6 +616,40 @@ test_bridge_killed (void)
 }
 
 static void
+test_bye (void)
+{
+  g_autofree char *dir = terret_test_make_tmpdir ();
+  g_autofree char *pid_file = g_build_filename (dir, "serve.pid", NULL);
+  g_autofree char *pid_text = NULL;
+  /* An engine that never passes the end of its input on: the far
+   * launcher reads a fifo this shell keeps open for writing. */
+  const char *script =
+    "mkfifo \"$1/in\" && exec 4<>\"$1/in\" 3<&0 || exit 1; "
+    "cat <&3 >&4 & "
+    "\"$2\" --serve <&4 & echo $! >\"$1/serve.pid\"; "
+    "wait $!";
+  const char *argv[] = { "sh", "-c", script, "sh", dir, terret_far_side_get_launcher (), NULL };
+  const char *true_argv[] = { "true", NULL };
+  Identity serve;
+
+  g_test_summary ("The far launcher leaves when the bridge says so, even where the engine "
+                  "never passes the end of its input on.");
+
+  {
+    g_autoptr(TerretLauncherLink) link = far_link_for (argv, NULL, 0);
+    g_auto(Outcome) outcome = { 0 };
+    g_autoptr(GError) error = NULL;
+
+    g_assert_true (run_far (link, true_argv, NULL, NULL, NULL, &outcome, &error));
+    g_assert_no_error (error);
+    g_assert_true (g_file_get_contents (pid_file, &pid_text, NULL, NULL));
+    serve = identify (atoi (pid_text));
+  }
+  /* The link is gone: its bridge said goodbye, and waited. */
+  assert_gone (&serve);
+}
+
+static void
 test_unreachable (void)
 {
   const char *stderr_argv[] = {
@@ -728,6 +762,7 @@ main (int   argc,
   g_test_add_func ("/far/many", test_many);
   g_test_add_func ("/far/kill", test_kill);
   g_test_add_func ("/far/bridge-killed", test_bridge_killed);
+  g_test_add_func ("/far/bye", test_bye);
   g_test_add_func ("/far/unreachable", test_unreachable);
   g_test_add_func ("/far/install", test_install);
 

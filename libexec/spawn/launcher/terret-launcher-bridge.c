@@ -210,7 +210,8 @@ failed:
   return -1;
 }
 
-/* Ends the engine client: its stdin closes, which ends the far side;
+/* Ends the engine client: the far side is told to leave, in band (an
+ * engine may not pass the end of its input on), and its input closes;
  * then it has LEAVING_MSEC to go before it is killed. */
 static void
 stop_client (Bridge *bridge,
@@ -218,6 +219,20 @@ stop_client (Bridge *bridge,
 {
   int deadline = monotonic_msec () + LEAVING_MSEC;
 
+  if (bridge->peer.out_fd >= 0 && !kill_now && !bridge->peer.broken)
+    {
+      /* Whatever is queued, then the farewell, within the bound: an
+       * engine that stopped reading is killed below. */
+      relay_send (&bridge->peer, FAR_BYE, 0, 0, NULL, 0);
+      while (relay_flush (&bridge->peer) == 0 && bridge->peer.outgoing.len > 0)
+        {
+          struct pollfd pfd = { bridge->peer.out_fd, POLLOUT, 0 };
+          int left = deadline - monotonic_msec ();
+
+          if (left <= 0 || (poll (&pfd, 1, left) < 0 && errno != EINTR))
+            break;
+        }
+    }
   if (bridge->peer.out_fd >= 0)
     close (bridge->peer.out_fd);
   bridge->peer.out_fd = -1;

@@ -49,6 +49,8 @@ typedef enum
   FAR_CONTROL,     /* bridge: a TerretWireRecord for the unit (KILL, SIGNAL_GROUP) */
   FAR_EVENT,       /* far: a TerretWireRecord from the unit (STARTED, FAILED, EXITED) */
   FAR_GONE,        /* far: nothing the unit contained is left */
+  FAR_BYE,         /* bridge: end every unit and leave, as at the input's end (which an
+                    * engine whose client goes may never pass on: older kubectl) */
 } FarType;
 
 /* In a FAR_SPAWN plan, besides the local wire's records: the child

@@ -533,6 +533,11 @@ handle_frame (Serve           *serve,
   ServeUnit *unit;
   TerretWireRecord record;
 
+  if (header->type == FAR_BYE)
+    {
+      serve->ending = 1;
+      return 0;
+    }
   if (header->type == FAR_SPAWN)
     {
       if (find_unit (serve, header->unit) != NULL)
