@@ -436,6 +436,8 @@ static const struct
   { "workspace", "Not used: the container is the sandbox" },
   { "writable", "Not used: the container is the sandbox" },
   { "hidden", "Not used: the container is the sandbox" },
+  { "unhide", "Not used: the container is the sandbox" },
+  { "allow-unix-sockets", "Not used: the container is the sandbox" },
   { "env-policy", "Refused but for inherit: nothing of the host's environment reaches the container" },
   { "env-exclude", "Refused: nothing of the host's environment reaches the container" },
   { "network", "off gives a disposable container (image) no network (--network=none); refused "
