@@ -270,33 +270,17 @@ get_link (TerretCommandExecutor  *self,
           GError                **error)
 {
   TerretCommandExecutorPrivate *priv = terret_command_executor_get_instance_private (self);
-  TerretCommandExecutorClass *klass = TERRET_COMMAND_EXECUTOR_GET_CLASS (self);
+  g_autoptr(TerretFarSide) far = NULL;
   g_autoptr(GError) local_error = NULL;
-  g_autoptr(GBytes) filter = NULL;
-  g_autofree char *key = NULL;
-  g_auto(GStrv) wrapper = NULL;
 
-  if (klass->get_far_side != NULL)
-    {
-      g_autoptr(TerretFarSide) far = klass->get_far_side (self, &local_error);
-
-      if (local_error != NULL)
-        {
-          g_propagate_error (error, g_steal_pointer (&local_error));
-          return NULL;
-        }
-      if (far != NULL)
-        return _terret_sandbox_check_far (settings, error)
-               ? _terret_launcher_link_pool_get_far (&priv->links, far) : NULL;
-    }
-
-  wrapper = _terret_sandbox_build_wrapper (settings, &filter, &key, &local_error);
-  if (local_error != NULL)
+  if (TERRET_COMMAND_EXECUTOR_GET_CLASS (self)->get_far_side != NULL &&
+      (far = TERRET_COMMAND_EXECUTOR_GET_CLASS (self)->get_far_side (self, &local_error)) == NULL &&
+      local_error != NULL)
     {
       g_propagate_error (error, g_steal_pointer (&local_error));
       return NULL;
     }
-  return _terret_launcher_link_pool_get (&priv->links, key, (const char * const *)wrapper, filter);
+  return _terret_sandbox_get_link (settings, &priv->links, far, error);
 }
 
 static void

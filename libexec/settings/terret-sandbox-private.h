@@ -6,6 +6,7 @@
 #pragma once
 
 #include "terret-common-settings-private.h"
+#include "terret-launcher-link-private.h"
 
 G_BEGIN_DECLS
 
@@ -30,5 +31,9 @@ char       **_terret_sandbox_build_wrapper (const TerretSettings *settings,
                                             GError              **error);
 gboolean     _terret_sandbox_check_far     (const TerretSettings *settings,
                                             GError              **error);
+TerretLauncherLink *_terret_sandbox_get_link (const TerretSettings   *settings,
+                                              TerretLauncherLinkPool *pool,
+                                              TerretFarSide          *far,
+                                              GError                **error);
 
 G_END_DECLS

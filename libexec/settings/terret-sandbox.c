@@ -896,6 +896,37 @@ _terret_sandbox_describe (const TerretSettings *settings)
 }
 
 /*
+ * _terret_sandbox_get_link:
+ *
+ * The launcher a process with @settings starts under, from @pool: on
+ * @far when there is one (where this host's sandbox settings are
+ * refused), else inside the sandbox the settings ask for, if any.
+ */
+TerretLauncherLink *
+_terret_sandbox_get_link (const TerretSettings    *settings,
+                          TerretLauncherLinkPool  *pool,
+                          TerretFarSide           *far,
+                          GError                 **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(GBytes) filter = NULL;
+  g_autofree char *key = NULL;
+  g_auto(GStrv) wrapper = NULL;
+
+  if (far != NULL)
+    return _terret_sandbox_check_far (settings, error)
+           ? _terret_launcher_link_pool_get_far (pool, far) : NULL;
+
+  wrapper = _terret_sandbox_build_wrapper (settings, &filter, &key, &local_error);
+  if (local_error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
+  return _terret_launcher_link_pool_get (pool, key, (const char * const *)wrapper, filter);
+}
+
+/*
  * _terret_sandbox_check_far:
  *
  * Refuses the sandbox settings for processes on a far side: the sandbox

@@ -98,20 +98,45 @@ container_get_capabilities (TerretExecutor *executor)
   return ENGINE_IFACE (self)->get_capabilities (get_engine (self));
 }
 
+/* An engine's outcome, which @task (tagged with the engine's finish
+ * function) hands on to the caller. */
+typedef TerretResult *(*FinishFunc) (TerretExecutor  *self,
+                                     GAsyncResult    *result,
+                                     GError         **error);
+
 static void
-run_done (GObject      *source,
-          GAsyncResult *result,
-          gpointer      user_data)
+forward_done (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
+  FinishFunc finish = (FinishFunc)g_task_get_task_data (task);
   GError *error = NULL;
-  TerretResult *outcome = TERRET_EXECUTOR_GET_IFACE (source)->run_finish (TERRET_EXECUTOR (source),
-                                                                          result, &error);
+  TerretResult *outcome = finish (TERRET_EXECUTOR (source), result, &error);
 
   if (outcome == NULL)
     g_task_return_error (task, error);
   else
     g_task_return_pointer (task, outcome, g_object_unref);
+}
+
+/* The caller's task: its source is this executor, as the caller expects;
+ * the engine decides what a cancellation means for a run that ended
+ * meanwhile, and its outcome stands. */
+static GTask *
+forward_task (TerretContainerExecutor *self,
+              GCancellable            *cancellable,
+              GAsyncReadyCallback      callback,
+              gpointer                 user_data,
+              gpointer                 source_tag,
+              FinishFunc               finish)
+{
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, source_tag);
+  g_task_set_check_cancellable (task, FALSE);
+  g_task_set_task_data (task, (gpointer)finish, NULL);
+  return task;
 }
 
 static void
@@ -122,39 +147,10 @@ container_run_async (TerretExecutor      *executor,
                      gpointer             user_data)
 {
   TerretContainerExecutor *self = CONTAINER_EXECUTOR (executor);
-  GTask *task = g_task_new (self, cancellable, callback, user_data);
+  GTask *task = forward_task (self, cancellable, callback, user_data, container_run_async,
+                              ENGINE_IFACE (self)->run_finish);
 
-  g_task_set_source_tag (task, container_run_async);
-  /* The engine decides what a cancellation means for a run that ended
-   * meanwhile; its outcome stands. */
-  g_task_set_check_cancellable (task, FALSE);
-  ENGINE_IFACE (self)->run_async (get_engine (self), request, cancellable, run_done, task);
-}
-
-static TerretResult *
-container_run_finish (TerretExecutor  *executor,
-                      GAsyncResult    *result,
-                      GError         **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, executor), NULL);
-
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-static void
-poll_done (GObject      *source,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  GError *error = NULL;
-  TerretResult *outcome = TERRET_EXECUTOR_GET_IFACE (source)->poll_finish (TERRET_EXECUTOR (source),
-                                                                           result, &error);
-
-  if (outcome == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, outcome, g_object_unref);
+  ENGINE_IFACE (self)->run_async (get_engine (self), request, cancellable, forward_done, task);
 }
 
 static void
@@ -166,17 +162,18 @@ container_poll_async (TerretExecutor      *executor,
                       gpointer             user_data)
 {
   TerretContainerExecutor *self = CONTAINER_EXECUTOR (executor);
-  GTask *task = g_task_new (self, cancellable, callback, user_data);
+  GTask *task = forward_task (self, cancellable, callback, user_data, container_poll_async,
+                              ENGINE_IFACE (self)->poll_finish);
 
-  g_task_set_source_tag (task, container_poll_async);
-  g_task_set_check_cancellable (task, FALSE);
-  ENGINE_IFACE (self)->poll_async (get_engine (self), session, wait, cancellable, poll_done, task);
+  ENGINE_IFACE (self)->poll_async (get_engine (self), session, wait, cancellable, forward_done,
+                                   task);
 }
 
+/* Both finishes: a run's or a poll's task. */
 static TerretResult *
-container_poll_finish (TerretExecutor  *executor,
-                       GAsyncResult    *result,
-                       GError         **error)
+container_finish (TerretExecutor  *executor,
+                  GAsyncResult    *result,
+                  GError         **error)
 {
   g_return_val_if_fail (g_task_is_valid (result, executor), NULL);
 
@@ -250,14 +247,14 @@ executor_iface_init (TerretExecutorInterface *iface)
 {
   iface->get_capabilities = container_get_capabilities;
   iface->run_async = container_run_async;
-  iface->run_finish = container_run_finish;
+  iface->run_finish = container_finish;
   iface->close_session = container_close_session;
   iface->close_all = container_close_all;
   iface->get_session_pid = container_get_session_pid;
   iface->send_input = container_send_input;
   iface->interrupt = container_interrupt;
   iface->poll_async = container_poll_async;
-  iface->poll_finish = container_poll_finish;
+  iface->poll_finish = container_finish;
   iface->dup_containment = container_dup_containment;
 }
 

@@ -496,37 +496,12 @@ find_unit (Bridge   *bridge,
   return NULL;
 }
 
-static void
-close_fds (int    *fds,
-           size_t  n)
-{
-  for (size_t i = 0; i < n; i++)
-    if (fds[i] >= 0)
-      close (fds[i]);
-}
-
-static void
-reply (int   sock,
-       int   error,
-       pid_t unit)
-{
-  TerretWireReply r = { TERRET_WIRE_MAGIC, error, unit };
-
-  while (send (sock, &r, sizeof r, MSG_NOSIGNAL) < 0 && errno == EINTR)
-    ;
-}
-
 /* A spawn request: the plan goes to the far side with the direction of
  * each descriptor, which stays here as a stream. Returns -1 when the
  * library is gone. */
 static int
 handle_request (Bridge *bridge)
 {
-  TerretWireSpawn request;
-  char control[CMSG_SPACE (TERRET_WIRE_MAX_FDS * sizeof (int))];
-  struct iovec iov = { &request, sizeof request };
-  struct msghdr msg = { 0 };
-  struct cmsghdr *cmsg;
   int fds[TERRET_WIRE_MAX_FDS];
   size_t n_fds = 0, n_child;
   RelayBuffer payload = { 0 };
@@ -534,60 +509,33 @@ handle_request (Bridge *bridge)
   struct stat st;
   Plan plan;
   char *data;
-  ssize_t n;
   int error;
+  int taken = launcher_take_request (bridge->sock, fds, &n_fds);
 
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  do
-    n = recvmsg (bridge->sock, &msg, MSG_CMSG_CLOEXEC);
-  while (n < 0 && errno == EINTR);
-  if (n <= 0)
-    return -1;
-
-  for (cmsg = CMSG_FIRSTHDR (&msg); cmsg != NULL; cmsg = CMSG_NXTHDR (&msg, cmsg))
-    if (cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS)
-      {
-        size_t got = (cmsg->cmsg_len - CMSG_LEN (0)) / sizeof (int);
-
-        if (got > TERRET_WIRE_MAX_FDS - n_fds)
-          got = TERRET_WIRE_MAX_FDS - n_fds;
-        memcpy (fds + n_fds, CMSG_DATA (cmsg), got * sizeof (int));
-        n_fds += got;
-      }
-
-  if ((size_t)n != sizeof request || request.magic != TERRET_WIRE_MAGIC ||
-      (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0 || n_fds < TERRET_WIRE_FD_CHILD ||
-      request.n_fds != n_fds)
-    {
-      close_fds (fds, n_fds);
-      reply (bridge->sock, EPROTO, 0);
-      return 0;
-    }
+  if (taken <= 0)
+    return taken;
   n_child = n_fds - TERRET_WIRE_FD_CHILD;
 
   if (bridge->far_lost)
     {
-      close_fds (fds, n_fds);
-      reply (bridge->sock, ECONNRESET, 0);
+      launcher_close_fds (fds, n_fds);
+      launcher_reply (bridge->sock, ECONNRESET, 0);
       return 0;
     }
 
   if (fstat (fds[TERRET_WIRE_FD_PAYLOAD], &st) < 0 || st.st_size <= 0 ||
       st.st_size > FAR_SPAWN_MAX - 1024)
     {
-      close_fds (fds, n_fds);
-      reply (bridge->sock, st.st_size > 0 ? E2BIG : EINVAL, 0);
+      launcher_close_fds (fds, n_fds);
+      launcher_reply (bridge->sock, st.st_size > 0 ? E2BIG : EINVAL, 0);
       return 0;
     }
   data = malloc (st.st_size + 1);
   if (data == NULL || pread (fds[TERRET_WIRE_FD_PAYLOAD], data, st.st_size, 0) != st.st_size)
     {
       free (data);
-      close_fds (fds, n_fds);
-      reply (bridge->sock, EIO, 0);
+      launcher_close_fds (fds, n_fds);
+      launcher_reply (bridge->sock, EIO, 0);
       return 0;
     }
   data[st.st_size] = '\0';
@@ -597,8 +545,8 @@ handle_request (Bridge *bridge)
       free (plan.argv);
       free (plan.envp);
       free (data);
-      close_fds (fds, n_fds);
-      reply (bridge->sock, error, 0);
+      launcher_close_fds (fds, n_fds);
+      launcher_reply (bridge->sock, error, 0);
       return 0;
     }
 
@@ -662,7 +610,7 @@ handle_request (Bridge *bridge)
 
   /* The unit's "pid" is its number: the library only needs it nonzero,
    * and its process's pid comes with STARTED. */
-  reply (bridge->sock, 0, unit->id);
+  launcher_reply (bridge->sock, 0, unit->id);
   return 0;
 }
 
@@ -913,16 +861,9 @@ launcher_bridge_main (int    sock,
   /* Until the library is gone and every unit with it. */
   while (bridge.sock >= 0 || bridge.n_units > 0)
     {
-      size_t n = 0, need = 5 + bridge.n_units * (1 + TERRET_WIRE_MAX_FDS);
+      size_t n = 0;
 
-      if (need > size_pfds)
-        {
-          free (pfds);
-          size_pfds = need * 2;
-          pfds = malloc (size_pfds * sizeof *pfds);
-          if (pfds == NULL)
-            abort ();
-        }
+      relay_pollfds_reserve (&pfds, &size_pfds, 5 + bridge.n_units * (1 + TERRET_WIRE_MAX_FDS));
 
       pfds[n++] = (struct pollfd) { bridge.sigfd, POLLIN, 0 };
       pfds[n++] = (struct pollfd) { bridge.sock, POLLIN, 0 };
@@ -935,12 +876,8 @@ launcher_bridge_main (int    sock,
           BridgeUnit *unit = bridge.units[i];
 
           pfds[n++] = (struct pollfd) { unit->lib, POLLIN, 0 };
-          for (size_t j = 0; j < unit->n_streams; j++)
-            {
-              short events = relay_stream_events (&unit->streams[j]);
-
-              pfds[n++] = (struct pollfd) { events ? unit->streams[j].fd : -1, events, 0 };
-            }
+          relay_streams_poll (unit->streams, unit->n_streams, pfds + n);
+          n += unit->n_streams;
         }
 
       if (poll (pfds, n, -1) < 0)
@@ -974,22 +911,15 @@ launcher_bridge_main (int    sock,
         {
           BridgeUnit *unit = bridge.units[i];
 
-          int streams_ready = 0;
-
-          for (size_t j = 0; j < unit->n_streams; j++)
-            streams_ready |= pfds[n + 1 + j].revents != 0;
           /* Also when only the streams looked ready: a control sent before
            * the bytes that made them so may have come in after its socket
            * was polled. */
-          if ((pfds[n++].revents != 0 || streams_ready) && unit->lib >= 0)
+          if ((pfds[n].revents != 0 || relay_streams_ready (pfds + n + 1, unit->n_streams)) &&
+              unit->lib >= 0)
             read_unit (&bridge, unit);
-          for (size_t j = 0; j < unit->n_streams; j++, n++)
-            {
-              if (pfds[n].revents & (POLLIN | POLLHUP | POLLERR))
-                relay_stream_pump_read (&unit->streams[j], &bridge.peer, unit->id);
-              if (pfds[n].revents & (POLLOUT | POLLERR))
-                relay_stream_pump_write (&unit->streams[j], &bridge.peer, unit->id);
-            }
+          n++;
+          relay_streams_pump (unit->streams, unit->n_streams, pfds + n, &bridge.peer, unit->id);
+          n += unit->n_streams;
         }
 
       if (pfds[2].revents & (POLLIN | POLLHUP | POLLERR))

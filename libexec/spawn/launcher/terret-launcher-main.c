@@ -84,15 +84,6 @@ units_remove (UnitSet *units,
   return 0;
 }
 
-static void
-close_fds (int    *fds,
-           size_t  n)
-{
-  for (size_t i = 0; i < n; i++)
-    if (fds[i] >= 0)
-      close (fds[i]);
-}
-
 /* Reads the payload and splits it into @plan. Returns 0, or an errno. */
 static int
 parse_plan (int     payload_fd,
@@ -131,17 +122,6 @@ parse_plan (int     payload_fd,
   return 0;
 }
 
-static void
-reply (int   sock,
-       int   error,
-       pid_t unit)
-{
-  TerretWireReply r = { TERRET_WIRE_MAGIC, error, unit };
-
-  while (send (sock, &r, sizeof r, MSG_NOSIGNAL) < 0 && errno == EINTR)
-    ;
-}
-
 /* Takes one spawn request off @sock and forks its unit. Returns -1 when
  * the library is gone. */
 static int
@@ -149,60 +129,25 @@ handle_request (int      sock,
                 int      sigfd,
                 UnitSet *units)
 {
-  TerretWireSpawn request;
-  char control[CMSG_SPACE (TERRET_WIRE_MAX_FDS * sizeof (int))];
-  struct iovec iov = { &request, sizeof request };
-  struct msghdr msg = { 0 };
-  struct cmsghdr *cmsg;
   int fds[TERRET_WIRE_MAX_FDS];
   size_t n_fds = 0;
   char *data = NULL;
   Plan plan;
-  ssize_t n;
   pid_t pid;
   int error;
+  int taken = launcher_take_request (sock, fds, &n_fds);
 
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-
-  do
-    n = recvmsg (sock, &msg, MSG_CMSG_CLOEXEC);
-  while (n < 0 && errno == EINTR);
-  if (n <= 0)
-    return -1;
-
-  for (cmsg = CMSG_FIRSTHDR (&msg); cmsg != NULL; cmsg = CMSG_NXTHDR (&msg, cmsg))
-    {
-      if (cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS)
-        {
-          size_t got = (cmsg->cmsg_len - CMSG_LEN (0)) / sizeof (int);
-
-          if (got > TERRET_WIRE_MAX_FDS - n_fds)
-            got = TERRET_WIRE_MAX_FDS - n_fds;
-          memcpy (fds + n_fds, CMSG_DATA (cmsg), got * sizeof (int));
-          n_fds += got;
-        }
-    }
-
-  if ((size_t)n != sizeof request || request.magic != TERRET_WIRE_MAGIC ||
-      (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0 || n_fds < TERRET_WIRE_FD_CHILD ||
-      request.n_fds != n_fds)
-    {
-      close_fds (fds, n_fds);
-      reply (sock, EPROTO, 0);
-      return 0;
-    }
+  if (taken <= 0)
+    return taken;
 
   error = parse_plan (fds[TERRET_WIRE_FD_PAYLOAD], n_fds - TERRET_WIRE_FD_CHILD, &data, &plan);
   if (error != 0)
     {
-      close_fds (fds, n_fds);
+      launcher_close_fds (fds, n_fds);
       free (plan.argv);
       free (plan.envp);
       free (data);
-      reply (sock, error, 0);
+      launcher_reply (sock, error, 0);
       return 0;
     }
 
@@ -223,11 +168,11 @@ handle_request (int      sock,
     units_add (units, pid);
   /* Whatever the outcome, the descriptors are the unit's now, or
    * nobody's: the library's EOF on its end of the unit socket tells it. */
-  close_fds (fds, n_fds);
+  launcher_close_fds (fds, n_fds);
   free (plan.argv);
   free (plan.envp);
   free (data);
-  reply (sock, error, pid > 0 ? pid : 0);
+  launcher_reply (sock, error, pid > 0 ? pid : 0);
   return 0;
 }
 

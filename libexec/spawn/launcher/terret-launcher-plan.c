@@ -1,8 +1,9 @@
-/* terret-launcher-plan.c: a spawn request's records, parsed
+/* terret-launcher-plan.c: a spawn request, taken off the wire and parsed
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The same records come over the local wire (in a memfd) and, for a far
+ * A launcher and a bridge take requests off the request socket alike;
+ * the records come over the local wire (in a memfd) and, for a far
  * launcher, in a frame (terret-launcher-far.h).
  */
 
@@ -11,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "terret-launcher-unit.h"
 
@@ -114,4 +117,72 @@ launcher_parse_plan (char   *data,
     return EINVAL;
 
   return 0;
+}
+
+void
+launcher_close_fds (int    *fds,
+                    size_t  n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (fds[i] >= 0)
+      close (fds[i]);
+}
+
+void
+launcher_reply (int   sock,
+                int   error,
+                pid_t unit)
+{
+  TerretWireReply r = { TERRET_WIRE_MAGIC, error, unit };
+
+  while (send (sock, &r, sizeof r, MSG_NOSIGNAL) < 0 && errno == EINTR)
+    ;
+}
+
+int
+launcher_take_request (int     sock,
+                       int    *fds,
+                       size_t *n_fds)
+{
+  TerretWireSpawn request;
+  char control[CMSG_SPACE (TERRET_WIRE_MAX_FDS * sizeof (int))];
+  struct iovec iov = { &request, sizeof request };
+  struct msghdr msg = { 0 };
+  struct cmsghdr *cmsg;
+  ssize_t n;
+
+  *n_fds = 0;
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+
+  do
+    n = recvmsg (sock, &msg, MSG_CMSG_CLOEXEC);
+  while (n < 0 && errno == EINTR);
+  if (n <= 0)
+    return -1;
+
+  for (cmsg = CMSG_FIRSTHDR (&msg); cmsg != NULL; cmsg = CMSG_NXTHDR (&msg, cmsg))
+    {
+      if (cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS)
+        {
+          size_t got = (cmsg->cmsg_len - CMSG_LEN (0)) / sizeof (int);
+
+          if (got > TERRET_WIRE_MAX_FDS - *n_fds)
+            got = TERRET_WIRE_MAX_FDS - *n_fds;
+          memcpy (fds + *n_fds, CMSG_DATA (cmsg), got * sizeof (int));
+          *n_fds += got;
+        }
+    }
+
+  if ((size_t)n != sizeof request || request.magic != TERRET_WIRE_MAGIC ||
+      (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0 || *n_fds < TERRET_WIRE_FD_CHILD ||
+      request.n_fds != *n_fds)
+    {
+      launcher_close_fds (fds, *n_fds);
+      launcher_reply (sock, EPROTO, 0);
+      return 0;
+    }
+  return 1;
 }

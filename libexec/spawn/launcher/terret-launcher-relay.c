@@ -384,4 +384,59 @@ relay_stream_close (RelayStream *stream)
   relay_buffer_clear (&stream->pending);
 }
 
+/* --- Polling ------------------------------------------------------------ */
+
+void
+relay_pollfds_reserve (struct pollfd **pfds,
+                       size_t         *size,
+                       size_t          need)
+{
+  if (need <= *size)
+    return;
+  free (*pfds);
+  *size = need * 2;
+  *pfds = malloc (*size * sizeof **pfds);
+  if (*pfds == NULL)
+    abort ();
+}
+
+void
+relay_streams_poll (const RelayStream *streams,
+                    size_t             n_streams,
+                    struct pollfd     *pfds)
+{
+  for (size_t i = 0; i < n_streams; i++)
+    {
+      short events = relay_stream_events (&streams[i]);
+
+      pfds[i] = (struct pollfd) { events ? streams[i].fd : -1, events, 0 };
+    }
+}
+
+int
+relay_streams_ready (const struct pollfd *pfds,
+                     size_t               n_streams)
+{
+  for (size_t i = 0; i < n_streams; i++)
+    if (pfds[i].revents != 0)
+      return 1;
+  return 0;
+}
+
+void
+relay_streams_pump (RelayStream         *streams,
+                    size_t               n_streams,
+                    const struct pollfd *pfds,
+                    RelayPeer           *peer,
+                    uint32_t             unit)
+{
+  for (size_t i = 0; i < n_streams; i++)
+    {
+      if (pfds[i].revents & (POLLIN | POLLHUP | POLLERR))
+        relay_stream_pump_read (&streams[i], peer, unit);
+      if (pfds[i].revents & (POLLOUT | POLLERR))
+        relay_stream_pump_write (&streams[i], peer, unit);
+    }
+}
+
 const char launcher_build_id[] = TERRET_LAUNCHER_BUILD_ID;

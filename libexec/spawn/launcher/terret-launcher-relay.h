@@ -11,6 +11,7 @@
 
 #pragma once
 
+#include <poll.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -111,3 +112,23 @@ int   relay_stream_receive (RelayStream   *stream,
 /* Whether nothing more will move either way. */
 int   relay_stream_done    (const RelayStream *stream);
 void  relay_stream_close   (RelayStream   *stream);
+
+/* Makes room for @need entries in *@pfds. */
+void  relay_pollfds_reserve (struct pollfd **pfds,
+                             size_t         *size,
+                             size_t          need);
+/* One entry per stream, from @pfds on; a stream with nothing wanted of
+ * it is not polled (a hung-up descriptor would report its hangup again
+ * and again). */
+void  relay_streams_poll   (const RelayStream   *streams,
+                            size_t               n_streams,
+                            struct pollfd       *pfds);
+/* Whether any of the streams' entries came back with news. */
+int   relay_streams_ready  (const struct pollfd *pfds,
+                            size_t               n_streams);
+/* Moves what the streams' entries say can move. */
+void  relay_streams_pump   (RelayStream         *streams,
+                            size_t               n_streams,
+                            const struct pollfd *pfds,
+                            RelayPeer           *peer,
+                            uint32_t             unit);

@@ -650,16 +650,9 @@ launcher_serve_main (char **argv)
 
   while (!serve.ending)
     {
-      size_t n = 0, need = 3 + serve.n_units * (1 + TERRET_WIRE_MAX_FDS);
+      size_t n = 0;
 
-      if (need > size_pfds)
-        {
-          free (pfds);
-          size_pfds = need * 2;
-          pfds = malloc (size_pfds * sizeof *pfds);
-          if (pfds == NULL)
-            abort ();
-        }
+      relay_pollfds_reserve (&pfds, &size_pfds, 3 + serve.n_units * (1 + TERRET_WIRE_MAX_FDS));
 
       pfds[n++] = (struct pollfd) { serve.sigfd, POLLIN, 0 };
       pfds[n++] = (struct pollfd) { serve.peer.in_fd, POLLIN, 0 };
@@ -672,12 +665,8 @@ launcher_serve_main (char **argv)
           ServeUnit *unit = serve.units[i];
 
           pfds[n++] = (struct pollfd) { unit->sock, POLLIN, 0 };
-          for (size_t j = 0; j < unit->n_streams; j++)
-            {
-              short events = relay_stream_events (&unit->streams[j]);
-
-              pfds[n++] = (struct pollfd) { events ? unit->streams[j].fd : -1, events, 0 };
-            }
+          relay_streams_poll (unit->streams, unit->n_streams, pfds + n);
+          n += unit->n_streams;
         }
 
       if (poll (pfds, n, -1) < 0)
@@ -706,13 +695,8 @@ launcher_serve_main (char **argv)
 
           if (pfds[n++].revents != 0 && unit->sock >= 0)
             read_unit (&serve, unit);
-          for (size_t j = 0; j < unit->n_streams; j++, n++)
-            {
-              if (pfds[n].revents & (POLLIN | POLLHUP | POLLERR))
-                relay_stream_pump_read (&unit->streams[j], &serve.peer, unit->id);
-              if (pfds[n].revents & (POLLOUT | POLLERR))
-                relay_stream_pump_write (&unit->streams[j], &serve.peer, unit->id);
-            }
+          relay_streams_pump (unit->streams, unit->n_streams, pfds + n, &serve.peer, unit->id);
+          n += unit->n_streams;
         }
       remove_over_units (&serve);
 

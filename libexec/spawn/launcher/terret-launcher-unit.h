@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/resource.h>
+#include <sys/types.h>
 
 #include "terret-launcher-wire.h"
 
@@ -28,6 +29,20 @@ typedef struct
   uint64_t limit_file_size;
   uint64_t limit_open_files;
 } Plan;
+
+/* Takes one spawn request off the request socket @sock, its descriptors
+ * into @fds (TERRET_WIRE_MAX_FDS of room), their number into @n_fds.
+ * Returns 1 for a request, 0 for a malformed one (its descriptors closed
+ * and the refusal replied), -1 when the library is gone. */
+int  launcher_take_request (int     sock,
+                            int    *fds,
+                            size_t *n_fds);
+/* The reply to a request: @error, or the unit's "pid" (nonzero). */
+void launcher_reply        (int     sock,
+                            int     error,
+                            pid_t   unit);
+void launcher_close_fds    (int    *fds,
+                            size_t  n);
 
 /* Splits a spawn request's records, @size bytes at @data followed by a
  * NUL, into @plan, whose strings point into @data. A descriptor index
