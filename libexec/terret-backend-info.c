@@ -1,4 +1,5 @@
-/* terret-backend-info.c
+/* terret-backend-info.c: the installed backends: their modules, loaded
+ * once, and what is known of each
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -6,9 +7,125 @@
 #include "config.h"
 
 #include "terret-backend-info.h"
-#include "terret-error.h"
+#include "terret-backend-info-private.h"
 #include "terret-executor.h"
-#include "terret-registry-private.h"
+
+/*
+ * load_directory:
+ *
+ * Loads every backend module in @dir whose file name was not loaded
+ * before. GIO's own directory loader would do, but it keeps the file a
+ * module came from to itself; naming each GTypeModule after its file is
+ * what lets a host see where a backend was loaded from.
+ */
+static void
+load_directory (const char *dir,
+                GHashTable *seen)
+{
+  g_autoptr(GDir) gdir = g_dir_open (dir, 0, NULL);
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+
+  if (gdir == NULL)
+    return;
+
+  while ((name = g_dir_read_name (gdir)) != NULL)
+    {
+      if (g_str_has_prefix (name, "lib") && g_str_has_suffix (name, "." G_MODULE_SUFFIX))
+        g_ptr_array_add (names, g_strdup (name));
+    }
+
+  /* Directory order is arbitrary; load order decides which type wins a
+   * name clash, so make it stable. */
+  g_ptr_array_sort (names, (GCompareFunc)g_strcmp0);
+
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *basename = g_ptr_array_index (names, i);
+      g_autofree char *path = NULL;
+      GIOModule *module;
+
+      if (g_hash_table_contains (seen, basename))
+        continue;
+
+      path = g_build_filename (dir, basename, NULL);
+      module = g_io_module_new (path);
+      g_type_module_set_name (G_TYPE_MODULE (module), path);
+
+      /* Used once and never unused: a GTypeModule cannot unregister its
+       * types, and backends' sources call into module code, so a loaded
+       * backend stays for the life of the process. */
+      if (!g_type_module_use (G_TYPE_MODULE (module)))
+        {
+          g_warning ("Failed to load backend module %s", path);
+          g_object_unref (module);
+          continue;
+        }
+
+      g_hash_table_add (seen, g_strdup (basename));
+    }
+}
+
+/* The extension point is process-global, as GIO's own are: modules are
+ * loaded once, on first use, so everything after the first call is a
+ * lookup. */
+static gpointer
+load_modules (gpointer data)
+{
+  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GIOExtensionPoint *ep;
+  const char *extra;
+
+  ep = g_io_extension_point_register (TERRET_EXECUTOR_EXTENSION_POINT_NAME);
+  g_io_extension_point_set_required_type (ep, TERRET_TYPE_EXECUTOR);
+
+  /* Directories named by the environment come first and a module file
+   * name loads once, so an uninstalled build or a plugin under development
+   * overrides the installed copy of the same module. */
+  extra = g_getenv (TERRET_EXEC_MODULE_PATH_ENV);
+  if (extra != NULL && *extra != '\0')
+    {
+      g_auto(GStrv) dirs = g_strsplit (extra, G_SEARCHPATH_SEPARATOR_S, -1);
+
+      for (guint i = 0; dirs[i] != NULL; i++)
+        {
+          if (*dirs[i] != '\0')
+            load_directory (dirs[i], seen);
+        }
+    }
+
+  load_directory (TERRET_BACKEND_DIR, seen);
+
+  return ep;
+}
+
+GIOExtensionPoint *
+_terret_backend_info_get_extension_point (void)
+{
+  static GOnce once = G_ONCE_INIT;
+
+  return g_once (&once, load_modules, NULL);
+}
+
+/* "pty, oneshot, noshell": for error messages that must say what exists. */
+char *
+_terret_backend_info_list_names (void)
+{
+  GIOExtensionPoint *ep = _terret_backend_info_get_extension_point ();
+  g_autoptr(GString) names = g_string_new (NULL);
+
+  for (GList *l = g_io_extension_point_get_extensions (ep); l != NULL; l = l->next)
+    {
+      if (names->len > 0)
+        g_string_append (names, ", ");
+      g_string_append (names, g_io_extension_get_name (l->data));
+    }
+
+  if (names->len == 0)
+    g_string_append (names, "none (no backend modules were found)");
+
+  return g_string_free (g_steal_pointer (&names), FALSE);
+}
 
 /**
  * TerretBackendInfo:
@@ -53,7 +170,7 @@ terret_backend_info_init (TerretBackendInfo *self)
 GList *
 terret_backend_info_list (void)
 {
-  GIOExtensionPoint *ep = _terret_registry_get_extension_point ();
+  GIOExtensionPoint *ep = _terret_backend_info_get_extension_point ();
   GList *infos = NULL;
 
   for (GList *l = g_io_extension_point_get_extensions (ep); l != NULL; l = l->next)
@@ -120,6 +237,61 @@ terret_backend_info_get_backend_type (TerretBackendInfo *self)
   g_return_val_if_fail (TERRET_IS_BACKEND_INFO (self), G_TYPE_INVALID);
 
   return g_io_extension_get_type (self->extension);
+}
+
+/*
+ * _terret_backend_info_list_type_settings:
+ *
+ * The settings of a backend @type: its writable properties that are not
+ * construct-only, which is what set_setting(), `--set` and the
+ * configuration file's group can set. NULL-terminated; the pspecs are
+ * the class's.
+ */
+GParamSpec **
+_terret_backend_info_list_type_settings (GType  type,
+                                         guint *n_settings)
+{
+  g_autoptr(GTypeClass) klass = g_type_class_ref (type);
+  g_autofree GParamSpec **pspecs = NULL;
+  GPtrArray *settings = g_ptr_array_new ();
+  guint n = 0;
+
+  pspecs = g_object_class_list_properties (G_OBJECT_CLASS (klass), &n);
+  for (guint i = 0; i < n; i++)
+    if ((pspecs[i]->flags & G_PARAM_WRITABLE) != 0 &&
+        (pspecs[i]->flags & G_PARAM_CONSTRUCT_ONLY) == 0)
+      g_ptr_array_add (settings, pspecs[i]);
+
+  if (n_settings != NULL)
+    *n_settings = settings->len;
+  g_ptr_array_add (settings, NULL);
+  return (GParamSpec **)g_ptr_array_free (settings, FALSE);
+}
+
+/**
+ * terret_backend_info_list_settings:
+ * @self: a backend info
+ * @n_settings: (out) (optional): where to store how many there are
+ *
+ * Lists the backend's settings without creating an executor: the
+ * properties that [method@Terret.Executor.set_setting], `--set` and the
+ * backend's group of the configuration file can set, with their types,
+ * ranges, defaults and descriptions, as
+ * [method@Terret.Executor.list_settings] lists them for an executor.
+ *
+ * Returns: (array length=n_settings) (transfer container): the settings,
+ *   %NULL-terminated
+ *
+ * Since: 0.2
+ */
+GParamSpec **
+terret_backend_info_list_settings (TerretBackendInfo *self,
+                                   guint             *n_settings)
+{
+  g_return_val_if_fail (TERRET_IS_BACKEND_INFO (self), NULL);
+
+  return _terret_backend_info_list_type_settings (g_io_extension_get_type (self->extension),
+                                                  n_settings);
 }
 
 /**

@@ -33,5 +33,8 @@ const char  *terret_backend_info_get_module_path (TerretBackendInfo *self);
 TERRET_AVAILABLE_IN_0_1
 gboolean     terret_backend_info_check_supported (TerretBackendInfo  *self,
                                                   GError            **error);
+TERRET_AVAILABLE_IN_0_2
+GParamSpec **terret_backend_info_list_settings   (TerretBackendInfo  *self,
+                                                  guint              *n_settings);
 
 G_END_DECLS

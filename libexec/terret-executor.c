@@ -9,7 +9,6 @@
 
 #include "terret-error.h"
 #include "terret-executor.h"
-#include "terret-registry-private.h"
 
 /**
  * TerretExecutor:
@@ -51,9 +50,22 @@ terret_executor_default_init (TerretExecutorInterface *iface)
 const char *
 terret_executor_get_name (TerretExecutor *self)
 {
+  GIOExtensionPoint *ep;
+
   g_return_val_if_fail (TERRET_IS_EXECUTOR (self), NULL);
 
-  return _terret_registry_backend_name (self);
+  /* The name its type was registered under. An executor of a module's
+   * type exists only once the modules are loaded; a type no module
+   * registered (a host's own) goes by its type name. */
+  ep = g_io_extension_point_lookup (TERRET_EXECUTOR_EXTENSION_POINT_NAME);
+  for (GList *l = ep != NULL ? g_io_extension_point_get_extensions (ep) : NULL;
+       l != NULL; l = l->next)
+    {
+      if (g_io_extension_get_type (l->data) == G_OBJECT_TYPE (self))
+        return g_io_extension_get_name (l->data);
+    }
+
+  return G_OBJECT_TYPE_NAME (self);
 }
 
 /**
@@ -132,7 +144,7 @@ terret_executor_run_async (TerretExecutor      *self,
       g_task_report_new_error (self, callback, user_data, terret_executor_run_async,
                                TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_NOT_SUPPORTED,
                                "the %s backend does not take %s; use its settings instead",
-                               _terret_registry_backend_name (self), refused);
+                               terret_executor_get_name (self), refused);
       return;
     }
 
@@ -348,7 +360,7 @@ check_supported (TerretExecutor      *self,
     return TRUE;
 
   g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_NOT_SUPPORTED,
-               "the %s backend cannot %s", _terret_registry_backend_name (self), what);
+               "the %s backend cannot %s", terret_executor_get_name (self), what);
   return FALSE;
 }
 
@@ -490,7 +502,8 @@ terret_executor_poll_async (TerretExecutor      *self,
     {
       if (error == NULL)
         g_set_error (&error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_NOT_SUPPORTED,
-                     "the %s backend cannot poll a running command", _terret_registry_backend_name (self));
+                     "the %s backend cannot poll a running command",
+                     terret_executor_get_name (self));
       g_task_report_error (self, callback, user_data, terret_executor_poll_async, error);
       return;
     }

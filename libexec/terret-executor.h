@@ -50,6 +50,53 @@ G_BEGIN_DECLS
  */
 #define TERRET_EXEC_MODULE_PATH_ENV "TERRET_EXEC_MODULE_PATH"
 
+/**
+ * TERRET_DEFINE_BACKEND_MODULE:
+ * @load: the module's own load function, `void load (GTypeModule *module)`,
+ *   which registers the module's types and implements
+ *   %TERRET_EXECUTOR_EXTENSION_POINT_NAME with each backend's type, name
+ *   and priority
+ *
+ * Defines the entry points GIO looks up in a backend module:
+ * `g_io_module_load()`, which calls @load; `g_io_module_unload()`, which
+ * does nothing, since a backend stays loaded for the life of the process;
+ * and `g_io_module_query()`, which names the extension point. Use it once,
+ * at file scope, without a semicolon:
+ *
+ * ```c
+ * static void
+ * my_module_load (GTypeModule *module)
+ * {
+ *   my_executor_register_type (module);
+ *   g_io_extension_point_implement (TERRET_EXECUTOR_EXTENSION_POINT_NAME,
+ *                                   my_executor_get_type (), "mine", 20);
+ * }
+ *
+ * TERRET_DEFINE_BACKEND_MODULE (my_module_load)
+ * ```
+ *
+ * Since: 0.2
+ */
+#define TERRET_DEFINE_BACKEND_MODULE(load)                                        \
+  G_MODULE_EXPORT void                                                            \
+  g_io_module_load (GIOModule *module)                                            \
+  {                                                                               \
+    load (G_TYPE_MODULE (module));                                                \
+  }                                                                               \
+                                                                                  \
+  G_MODULE_EXPORT void                                                            \
+  g_io_module_unload (G_GNUC_UNUSED GIOModule *module)                            \
+  {                                                                               \
+  }                                                                               \
+                                                                                  \
+  G_MODULE_EXPORT char **                                                         \
+  g_io_module_query (void)                                                        \
+  {                                                                               \
+    char *points[] = { (char *) TERRET_EXECUTOR_EXTENSION_POINT_NAME, NULL };     \
+                                                                                  \
+    return g_strdupv (points);                                                    \
+  }
+
 #define TERRET_TYPE_EXECUTOR (terret_executor_get_type ())
 
 TERRET_AVAILABLE_IN_0_1
@@ -203,5 +250,8 @@ gboolean            terret_executor_apply_key_file   (TerretExecutor       *self
                                                       GKeyFile             *key_file,
                                                       const char           *origin,
                                                       GError              **error);
+
+TERRET_AVAILABLE_IN_0_2
+char               *terret_setting_value_to_string   (const GValue         *value);
 
 G_END_DECLS

@@ -1,4 +1,4 @@
-/* terret-registry.c: backend modules, and choosing one
+/* terret-registry.c: choosing a backend, and creating it configured
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -7,151 +7,24 @@
 
 #include <string.h>
 
+#include "terret-backend-info-private.h"
 #include "terret-error.h"
-#include "terret-registry-private.h"
+#include "terret-executor.h"
+
+#define TERRET_CONFIG_FILE "terret-exec/executor.conf"
+#define TERRET_CONFIG_GROUP "executor"
 
 /*
- * load_directory:
- *
- * Loads every backend module in @dir whose file name was not loaded
- * before. GIO's own directory loader would do, but it keeps the file a
- * module came from to itself; naming each GTypeModule after its file is
- * what lets a host see where a backend was loaded from.
- */
-static void
-load_directory (const char *dir,
-                GHashTable *seen)
-{
-  g_autoptr(GDir) gdir = g_dir_open (dir, 0, NULL);
-  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  const char *name;
-
-  if (gdir == NULL)
-    return;
-
-  while ((name = g_dir_read_name (gdir)) != NULL)
-    {
-      if (g_str_has_prefix (name, "lib") && g_str_has_suffix (name, "." G_MODULE_SUFFIX))
-        g_ptr_array_add (names, g_strdup (name));
-    }
-
-  /* Directory order is arbitrary; load order decides which type wins a
-   * name clash, so make it stable. */
-  g_ptr_array_sort (names, (GCompareFunc)g_strcmp0);
-
-  for (guint i = 0; i < names->len; i++)
-    {
-      const char *basename = g_ptr_array_index (names, i);
-      g_autofree char *path = NULL;
-      GIOModule *module;
-
-      if (g_hash_table_contains (seen, basename))
-        continue;
-
-      path = g_build_filename (dir, basename, NULL);
-      module = g_io_module_new (path);
-      g_type_module_set_name (G_TYPE_MODULE (module), path);
-
-      /* Used once and never unused: a GTypeModule cannot unregister its
-       * types, and backends' sources call into module code, so a loaded
-       * backend stays for the life of the process. */
-      if (!g_type_module_use (G_TYPE_MODULE (module)))
-        {
-          g_warning ("Failed to load backend module %s", path);
-          g_object_unref (module);
-          continue;
-        }
-
-      g_hash_table_add (seen, g_strdup (basename));
-    }
-}
-
-/* The extension point is process-global, as GIO's own are: modules are
- * loaded once, on first use, so everything after the first call is a
- * lookup. */
-static gpointer
-load_modules (gpointer data)
-{
-  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  GIOExtensionPoint *ep;
-  const char *extra;
-
-  ep = g_io_extension_point_register (TERRET_EXECUTOR_EXTENSION_POINT_NAME);
-  g_io_extension_point_set_required_type (ep, TERRET_TYPE_EXECUTOR);
-
-  /* Directories named by the environment come first and a module file
-   * name loads once, so an uninstalled build or a plugin under development
-   * overrides the installed copy of the same module. */
-  extra = g_getenv (TERRET_EXEC_MODULE_PATH_ENV);
-  if (extra != NULL && *extra != '\0')
-    {
-      g_auto(GStrv) dirs = g_strsplit (extra, G_SEARCHPATH_SEPARATOR_S, -1);
-
-      for (guint i = 0; dirs[i] != NULL; i++)
-        {
-          if (*dirs[i] != '\0')
-            load_directory (dirs[i], seen);
-        }
-    }
-
-  load_directory (TERRET_BACKEND_DIR, seen);
-
-  return ep;
-}
-
-GIOExtensionPoint *
-_terret_registry_get_extension_point (void)
-{
-  static GOnce once = G_ONCE_INIT;
-
-  return g_once (&once, load_modules, NULL);
-}
-
-GIOExtension *
-_terret_registry_lookup_type (GType type)
-{
-  GIOExtensionPoint *ep = _terret_registry_get_extension_point ();
-
-  for (GList *l = g_io_extension_point_get_extensions (ep); l != NULL; l = l->next)
-    {
-      if (g_io_extension_get_type (l->data) == type)
-        return l->data;
-    }
-
-  return NULL;
-}
-
-/* "pty, oneshot, noshell": for error messages that must say what exists. */
-char *
-_terret_registry_list_names (void)
-{
-  GIOExtensionPoint *ep = _terret_registry_get_extension_point ();
-  g_autoptr(GString) names = g_string_new (NULL);
-
-  for (GList *l = g_io_extension_point_get_extensions (ep); l != NULL; l = l->next)
-    {
-      if (names->len > 0)
-        g_string_append (names, ", ");
-      g_string_append (names, g_io_extension_get_name (l->data));
-    }
-
-  if (names->len == 0)
-    g_string_append (names, "none (no backend modules were found)");
-
-  return g_string_free (g_steal_pointer (&names), FALSE);
-}
-
-/*
- * _terret_registry_load_config:
+ * load_config:
  *
  * The first terret-exec/executor.conf under $XDG_CONFIG_HOME, then each of
  * $XDG_CONFIG_DIRS. Files are not merged: a user's file replaces the
  * system's, as an explicit choice should. Returns %NULL without an error
  * when there is no file.
  */
-GKeyFile *
-_terret_registry_load_config (char   **path,
-                              GError **error)
+static GKeyFile *
+load_config (char   **path,
+             GError **error)
 {
   g_autoptr(GKeyFile) key_file = g_key_file_new ();
   g_autoptr(GPtrArray) dirs = g_ptr_array_new ();
@@ -196,15 +69,6 @@ _terret_registry_load_config (char   **path,
 }
 
 /* --- Choosing a backend ------------------------------------------------- */
-
-/* The backend's own name when a registered extension carries its type. */
-const char *
-_terret_registry_backend_name (TerretExecutor *self)
-{
-  GIOExtension *ext = _terret_registry_lookup_type (G_OBJECT_TYPE (self));
-
-  return ext != NULL ? g_io_extension_get_name (ext) : G_OBJECT_TYPE_NAME (self);
-}
 
 /* What a choice of backend is made with: the configuration file (if
  * any) and the caller's own settings, applied after the file's. */
@@ -295,12 +159,12 @@ new_by_name (const char    *name,
              const Choice  *choice,
              GError       **error)
 {
-  GIOExtensionPoint *ep = _terret_registry_get_extension_point ();
+  GIOExtensionPoint *ep = _terret_backend_info_get_extension_point ();
   GIOExtension *ext = g_io_extension_point_get_extension_by_name (ep, name);
 
   if (ext == NULL)
     {
-      g_autofree char *names = _terret_registry_list_names ();
+      g_autofree char *names = _terret_backend_info_list_names ();
 
       g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNKNOWN_BACKEND,
                    "no backend named “%s”; available: %s", name, names);
@@ -327,7 +191,7 @@ propagate_choice_error (GError     **dest,
 static void
 print_help (void)
 {
-  GIOExtensionPoint *ep = _terret_registry_get_extension_point ();
+  GIOExtensionPoint *ep = _terret_backend_info_get_extension_point ();
 
   g_printerr ("Supported values for %s (highest priority first):\n", TERRET_EXECUTOR_ENV);
   for (GList *l = g_io_extension_point_get_extensions (ep); l != NULL; l = l->next)
@@ -341,7 +205,7 @@ static TerretExecutor *
 new_configured (const Choice  *choice,
                 GError       **error)
 {
-  GIOExtensionPoint *ep = _terret_registry_get_extension_point ();
+  GIOExtensionPoint *ep = _terret_backend_info_get_extension_point ();
   g_autoptr(GError) local_error = NULL;
   GKeyFile *config = choice->config;
   const char *env = g_getenv (TERRET_EXECUTOR_ENV);
@@ -444,7 +308,7 @@ terret_executor_new_with_settings (const char          *name,
 
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  config = _terret_registry_load_config (&config_path, &local_error);
+  config = load_config (&config_path, &local_error);
   if (local_error != NULL)
     {
       g_propagate_error (error, g_steal_pointer (&local_error));

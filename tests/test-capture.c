@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "terret-capture-private.h"
+#include "terret-utf8-private.h"
 #include "terret-test-utils.h"
 
 /* Reference models ------------------------------------------------------- */
@@ -138,11 +139,11 @@ test_utf8_prefix_cases (void)
       const guint8 *data = (const guint8 *) cases[i].data;
 
       g_test_message ("case %" G_GSIZE_FORMAT, i);
-      g_assert_cmpuint (terret_utf8_whole_prefix (data, cases[i].len), ==, cases[i].whole_prefix);
+      g_assert_cmpuint (_terret_utf8_whole_prefix (data, cases[i].len), ==, cases[i].whole_prefix);
       g_assert_cmpuint (ref_whole_prefix (data, cases[i].len), ==, cases[i].whole_prefix);
     }
 
-  g_assert_cmpuint (terret_utf8_whole_prefix (NULL, 0), ==, 0);
+  g_assert_cmpuint (_terret_utf8_whole_prefix (NULL, 0), ==, 0);
 }
 
 typedef struct {
@@ -185,11 +186,11 @@ test_utf8_suffix_cases (void)
       const guint8 *data = (const guint8 *) cases[i].data;
 
       g_test_message ("case %" G_GSIZE_FORMAT, i);
-      g_assert_cmpuint (terret_utf8_whole_suffix (data, cases[i].len, cases[i].start), ==, cases[i].whole_suffix);
+      g_assert_cmpuint (_terret_utf8_whole_suffix (data, cases[i].len, cases[i].start), ==, cases[i].whole_suffix);
       g_assert_cmpuint (ref_whole_suffix (data, cases[i].len, cases[i].start), ==, cases[i].whole_suffix);
     }
 
-  g_assert_cmpuint (terret_utf8_whole_suffix (NULL, 0, 0), ==, 0);
+  g_assert_cmpuint (_terret_utf8_whole_suffix (NULL, 0, 0), ==, 0);
 }
 
 /* Every code point, in a context of other widths, cut at every byte:
@@ -225,13 +226,13 @@ test_utf8_every_character (void)
           gsize back = k == n ? cut : before;
           gsize forward = k == 0 ? cut : before + n;
 
-          if (terret_utf8_whole_prefix (buf, cut) != back ||
-              terret_utf8_whole_suffix (buf, len, cut) != forward)
+          if (_terret_utf8_whole_prefix (buf, cut) != back ||
+              _terret_utf8_whole_suffix (buf, len, cut) != forward)
             g_error ("U+%04X cut after %" G_GSIZE_FORMAT " of its bytes: "
                      "prefix %" G_GSIZE_FORMAT " (want %" G_GSIZE_FORMAT "), "
                      "suffix %" G_GSIZE_FORMAT " (want %" G_GSIZE_FORMAT ")",
-                     c, k, terret_utf8_whole_prefix (buf, cut), back,
-                     terret_utf8_whole_suffix (buf, len, cut), forward);
+                     c, k, _terret_utf8_whole_prefix (buf, cut), back,
+                     _terret_utf8_whole_suffix (buf, len, cut), forward);
         }
     }
 }
@@ -270,7 +271,7 @@ test_utf8_exhaustive_bytes (void)
               rest /= n;
             }
 
-          prefix = terret_utf8_whole_prefix (buf, len);
+          prefix = _terret_utf8_whole_prefix (buf, len);
           if (prefix != ref_whole_prefix (buf, len))
             g_error ("prefix of sequence %" G_GSIZE_FORMAT "/%" G_GSIZE_FORMAT, code, len);
           g_assert_cmpuint (prefix, <=, len);
@@ -283,7 +284,7 @@ test_utf8_exhaustive_bytes (void)
 
           for (gsize start = 0; start <= len; start++)
             {
-              gsize suffix = terret_utf8_whole_suffix (buf, len, start);
+              gsize suffix = _terret_utf8_whole_suffix (buf, len, start);
 
               if (suffix != ref_whole_suffix (buf, len, start))
                 g_error ("suffix of sequence %" G_GSIZE_FORMAT "/%" G_GSIZE_FORMAT
@@ -316,8 +317,8 @@ test_utf8_random_valid (void)
         g_string_append (text, tokens[g_test_rand_int_range (0, G_N_ELEMENTS (tokens))]);
 
       cut = g_test_rand_int_range (0, text->len + 1);
-      prefix = terret_utf8_whole_prefix ((const guint8 *) text->str, cut);
-      suffix = terret_utf8_whole_suffix ((const guint8 *) text->str, text->len, cut);
+      prefix = _terret_utf8_whole_prefix ((const guint8 *) text->str, cut);
+      suffix = _terret_utf8_whole_suffix ((const guint8 *) text->str, text->len, cut);
       g_assert_true (g_utf8_validate_len (text->str, prefix, NULL));
       g_assert_true (g_utf8_validate_len (text->str + suffix, text->len - suffix, NULL));
       g_assert_cmpuint (cut - prefix, <=, 3);
@@ -395,9 +396,9 @@ head_check_peek (TerretHeadCapture *capture,
   const guint8 *region;
   guint64 want_start = model->overflowed ? model->roll_start : 0;
 
-  g_assert_cmpuint (terret_head_capture_get_seen (capture), ==, seen);
+  g_assert_cmpuint (_terret_head_capture_get_seen (capture), ==, seen);
 
-  region = terret_head_capture_peek (capture, &region_start, &region_len);
+  region = _terret_head_capture_peek (capture, &region_start, &region_len);
   g_assert_nonnull (region);
   g_assert_cmpuint (region_start, ==, want_start);
   g_assert_cmpmem (region, region_len, model->stream->data + want_start, seen - want_start);
@@ -424,7 +425,7 @@ head_check_finish (TerretHeadCapture *capture,
                    HeadModel         *model,
                    guint64            end)
 {
-  g_autoptr(TerretHeadCapture) copy = g_boxed_copy (terret_head_capture_get_type (), capture);
+  g_autoptr(TerretHeadCapture) copy = g_boxed_copy (_terret_head_capture_get_type (), capture);
   g_autoptr(GBytes) bytes = NULL;
   const guint8 *stream = model->stream->data;
   gsize seen = model->stream->len;
@@ -435,13 +436,13 @@ head_check_finish (TerretHeadCapture *capture,
 
   if (end == G_MAXUINT64)
     {
-      bytes = terret_head_capture_finish_partial (copy, &dropped);
+      bytes = _terret_head_capture_finish_partial (copy, &dropped);
       want_len = ref_whole_prefix (stream, head);
       want_dropped = seen - want_len;
     }
   else
     {
-      bytes = terret_head_capture_finish (copy, end, &dropped);
+      bytes = _terret_head_capture_finish (copy, end, &dropped);
       want_len = end <= head ? end : ref_whole_prefix (stream, model->limit);
       want_dropped = end - want_len;
       g_assert_cmpuint (want_len, <=, end);
@@ -450,7 +451,7 @@ head_check_finish (TerretHeadCapture *capture,
   g_assert_nonnull (bytes);
   g_assert_cmpmem (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes), stream, want_len);
   g_assert_cmpuint (dropped, ==, want_dropped);
-  g_assert_cmpuint (terret_head_capture_get_seen (copy), ==, seen);
+  g_assert_cmpuint (_terret_head_capture_get_seen (copy), ==, seen);
 }
 
 static void
@@ -477,7 +478,7 @@ test_head_every_chunking (void)
     for (gsize window = 1; window <= 6; window++)
       for (guint pattern = 0; pattern < (1u << (len - 1)); pattern++)
         {
-          g_autoptr(TerretHeadCapture) capture = terret_head_capture_new (limit, window);
+          g_autoptr(TerretHeadCapture) capture = _terret_head_capture_new (limit, window);
           HeadModel model;
           gsize from = 0;
 
@@ -489,7 +490,7 @@ test_head_every_chunking (void)
             {
               if (i == len - 1 || (pattern & (1u << i)) != 0)
                 {
-                  terret_head_capture_append (capture, input + from, i + 1 - from);
+                  _terret_head_capture_append (capture, input + from, i + 1 - from);
                   head_model_append (&model, input + from, i + 1 - from);
                   head_check_peek (capture, &model);
                   from = i + 1;
@@ -549,7 +550,7 @@ test_head_random (void)
       g_autoptr(GByteArray) input = g_byte_array_new ();
       gsize limit = g_test_rand_int_range (0, 80);
       gsize window = g_test_rand_int_range (1, 16);
-      g_autoptr(TerretHeadCapture) capture = terret_head_capture_new (limit, window);
+      g_autoptr(TerretHeadCapture) capture = _terret_head_capture_new (limit, window);
       HeadModel model;
       gsize from = 0;
 
@@ -560,7 +561,7 @@ test_head_random (void)
         {
           gsize n = random_chunk (input->len - from);
 
-          terret_head_capture_append (capture, input->data + from, n);
+          _terret_head_capture_append (capture, input->data + from, n);
           head_model_append (&model, input->data + from, n);
           from += n;
           head_check_peek (capture, &model);
@@ -590,7 +591,7 @@ head_scan_and_finish (const guint8 *output,
                       guint64      *out_dropped)
 {
   g_autoptr(GByteArray) stream = g_byte_array_new ();
-  g_autoptr(TerretHeadCapture) capture = terret_head_capture_new (limit, window);
+  g_autoptr(TerretHeadCapture) capture = _terret_head_capture_new (limit, window);
   guint64 found = G_MAXUINT64;
   gsize from = 0;
 
@@ -605,17 +606,17 @@ head_scan_and_finish (const guint8 *output,
       const guint8 *region;
       const guint8 *hit;
 
-      terret_head_capture_append (capture, stream->data + from, n);
+      _terret_head_capture_append (capture, stream->data + from, n);
       from += n;
 
-      region = terret_head_capture_peek (capture, &region_start, &region_len);
+      region = _terret_head_capture_peek (capture, &region_start, &region_len);
       hit = memmem (region, region_len, MARKER, strlen (MARKER));
       if (hit != NULL)
         found = region_start + (guint64) (hit - region);
     }
 
   g_assert_cmpuint (found, ==, output_len);
-  *out_bytes = terret_head_capture_finish (capture, found, out_dropped);
+  *out_bytes = _terret_head_capture_finish (capture, found, out_dropped);
 }
 
 static void
@@ -684,9 +685,9 @@ test_head_marker_far_past_limit (void)
 static void
 test_head_utf8_cut (void)
 {
-  g_autoptr(TerretHeadCapture) capture = terret_head_capture_new (4, 4);
-  g_autoptr(TerretHeadCapture) invalid = terret_head_capture_new (5, 4);
-  g_autoptr(TerretHeadCapture) below = terret_head_capture_new (100, 4);
+  g_autoptr(TerretHeadCapture) capture = _terret_head_capture_new (4, 4);
+  g_autoptr(TerretHeadCapture) invalid = _terret_head_capture_new (5, 4);
+  g_autoptr(TerretHeadCapture) below = _terret_head_capture_new (100, 4);
   g_autoptr(GBytes) bytes = NULL;
   guint64 dropped = 0;
 
@@ -695,23 +696,23 @@ test_head_utf8_cut (void)
                   "leaves the output exactly as written");
 
   /* "ab€cdef": the limit 4 falls after the €'s second byte. */
-  terret_head_capture_append (capture, (const guint8 *) "ab\xe2\x82\xac" "cdef", 9);
-  bytes = terret_head_capture_finish (capture, 9, &dropped);
+  _terret_head_capture_append (capture, (const guint8 *) "ab\xe2\x82\xac" "cdef", 9);
+  bytes = _terret_head_capture_finish (capture, 9, &dropped);
   terret_test_assert_bytes_str (bytes, "ab");
   g_assert_cmpuint (dropped, ==, 7);
   g_clear_pointer (&bytes, g_bytes_unref);
 
   /* An invalid byte at the limit is output as written. */
-  terret_head_capture_append (invalid, (const guint8 *) "abcd\xff" "efgh", 9);
-  bytes = terret_head_capture_finish (invalid, 8, &dropped);
+  _terret_head_capture_append (invalid, (const guint8 *) "abcd\xff" "efgh", 9);
+  bytes = _terret_head_capture_finish (invalid, 8, &dropped);
   terret_test_assert_bytes_eq (bytes, "abcd\xff", 5);
   g_assert_cmpuint (dropped, ==, 3);
   g_clear_pointer (&bytes, g_bytes_unref);
 
   /* Output that ends inside a character because the marker follows is
    * not ours to fix: the bytes are the command's. */
-  terret_head_capture_append (below, (const guint8 *) "ab\xe2\x82" "MARK", 8);
-  bytes = terret_head_capture_finish (below, 4, &dropped);
+  _terret_head_capture_append (below, (const guint8 *) "ab\xe2\x82" "MARK", 8);
+  bytes = _terret_head_capture_finish (below, 4, &dropped);
   terret_test_assert_bytes_eq (bytes, "ab\xe2\x82", 4);
   g_assert_cmpuint (dropped, ==, 0);
 }
@@ -719,8 +720,8 @@ test_head_utf8_cut (void)
 static void
 test_head_partial (void)
 {
-  g_autoptr(TerretHeadCapture) below = terret_head_capture_new (100, 8);
-  g_autoptr(TerretHeadCapture) empty = terret_head_capture_new (100, 8);
+  g_autoptr(TerretHeadCapture) below = _terret_head_capture_new (100, 8);
+  g_autoptr(TerretHeadCapture) empty = _terret_head_capture_new (100, 8);
   g_autoptr(GBytes) bytes = NULL;
   guint64 dropped = G_MAXUINT64;
 
@@ -728,13 +729,13 @@ test_head_partial (void)
                   "whole character even below the limit, and the dropped "
                   "count covers everything seen");
 
-  terret_head_capture_append (below, (const guint8 *) "ok \xf0\x9f\x98", 6);
-  bytes = terret_head_capture_finish_partial (below, &dropped);
+  _terret_head_capture_append (below, (const guint8 *) "ok \xf0\x9f\x98", 6);
+  bytes = _terret_head_capture_finish_partial (below, &dropped);
   terret_test_assert_bytes_str (bytes, "ok ");
   g_assert_cmpuint (dropped, ==, 3);
   g_clear_pointer (&bytes, g_bytes_unref);
 
-  bytes = terret_head_capture_finish_partial (empty, NULL);
+  bytes = _terret_head_capture_finish_partial (empty, NULL);
   g_assert_cmpuint (g_bytes_get_size (bytes), ==, 0);
 }
 
@@ -743,7 +744,7 @@ test_head_large_append (void)
 {
   const gsize size = 4 * 1024 * 1024;
   g_autofree guint8 *data = g_malloc (size);
-  g_autoptr(TerretHeadCapture) capture = terret_head_capture_new (16, 8);
+  g_autoptr(TerretHeadCapture) capture = _terret_head_capture_new (16, 8);
   g_autoptr(GBytes) bytes = NULL;
   guint64 region_start;
   gsize region_len;
@@ -756,26 +757,26 @@ test_head_large_append (void)
   for (gsize i = 0; i < size; i++)
     data[i] = 'a' + i % 26;
 
-  terret_head_capture_append (capture, data, size);
-  terret_head_capture_append (capture, data, size);
-  g_assert_cmpuint (terret_head_capture_get_seen (capture), ==, 2 * (guint64) size);
+  _terret_head_capture_append (capture, data, size);
+  _terret_head_capture_append (capture, data, size);
+  g_assert_cmpuint (_terret_head_capture_get_seen (capture), ==, 2 * (guint64) size);
 
   /* The latest append and the window before it. */
-  region = terret_head_capture_peek (capture, &region_start, &region_len);
+  region = _terret_head_capture_peek (capture, &region_start, &region_len);
   g_assert_cmpuint (region_start, ==, size - 8);
   g_assert_cmpuint (region_len, ==, size + 8);
   g_assert_cmpmem (region, 8, data + size - 8, 8);
   g_assert_cmpmem (region + 8, size, data, size);
 
   /* A small append leaves only the window and itself. */
-  terret_head_capture_append (capture, (const guint8 *) "xyz", 3);
-  region = terret_head_capture_peek (capture, &region_start, &region_len);
+  _terret_head_capture_append (capture, (const guint8 *) "xyz", 3);
+  region = _terret_head_capture_peek (capture, &region_start, &region_len);
   g_assert_cmpuint (region_start, ==, 2 * (guint64) size - 8);
   g_assert_cmpuint (region_len, ==, 11);
   g_assert_cmpmem (region, 8, data + size - 8, 8);
   g_assert_cmpmem (region + 8, 3, "xyz", 3);
 
-  bytes = terret_head_capture_finish_partial (capture, &dropped);
+  bytes = _terret_head_capture_finish_partial (capture, &dropped);
   terret_test_assert_bytes_eq (bytes, (const char *) data, 16);
   g_assert_cmpuint (dropped, ==, 2 * (guint64) size + 3 - 16);
 }
@@ -783,7 +784,7 @@ test_head_large_append (void)
 static void
 test_head_limit_zero (void)
 {
-  g_autoptr(TerretHeadCapture) capture = terret_head_capture_new (0, 4);
+  g_autoptr(TerretHeadCapture) capture = _terret_head_capture_new (0, 4);
   g_autoptr(GBytes) bytes = NULL;
   guint64 region_start;
   gsize region_len;
@@ -793,16 +794,16 @@ test_head_limit_zero (void)
   g_test_summary ("With a limit of 0 nothing is output, yet the marker is "
                   "found from the stream's first byte");
 
-  region = terret_head_capture_peek (capture, &region_start, &region_len);
+  region = _terret_head_capture_peek (capture, &region_start, &region_len);
   g_assert_nonnull (region);
   g_assert_cmpuint (region_len, ==, 0);
 
-  terret_head_capture_append (capture, (const guint8 *) "MARK", 4);
-  region = terret_head_capture_peek (capture, &region_start, &region_len);
+  _terret_head_capture_append (capture, (const guint8 *) "MARK", 4);
+  region = _terret_head_capture_peek (capture, &region_start, &region_len);
   g_assert_cmpuint (region_start, ==, 0);
   g_assert_cmpmem (region, region_len, "MARK", 4);
 
-  bytes = terret_head_capture_finish (capture, 0, &dropped);
+  bytes = _terret_head_capture_finish (capture, 0, &dropped);
   g_assert_cmpuint (g_bytes_get_size (bytes), ==, 0);
   g_assert_cmpuint (dropped, ==, 0);
 }
@@ -810,7 +811,7 @@ test_head_limit_zero (void)
 static void
 test_head_spent (void)
 {
-  g_autoptr(TerretHeadCapture) capture = terret_head_capture_new (8, 4);
+  g_autoptr(TerretHeadCapture) capture = _terret_head_capture_new (8, 4);
   g_autoptr(GBytes) bytes = NULL;
   GBytes *again;
   gsize region_len = 0;
@@ -818,22 +819,22 @@ test_head_spent (void)
   g_test_summary ("A capture can be finished once; afterwards only "
                   "get_seen and free remain, and misuse is reported");
 
-  terret_head_capture_append (capture, (const guint8 *) "hello", 5);
-  bytes = terret_head_capture_finish (capture, 5, NULL);
+  _terret_head_capture_append (capture, (const guint8 *) "hello", 5);
+  bytes = _terret_head_capture_finish (capture, 5, NULL);
   terret_test_assert_bytes_str (bytes, "hello");
-  g_assert_cmpuint (terret_head_capture_get_seen (capture), ==, 5);
+  g_assert_cmpuint (_terret_head_capture_get_seen (capture), ==, 5);
 
   g_test_expect_message ("Terret", G_LOG_LEVEL_CRITICAL, "*assertion*spent*failed*");
-  again = terret_head_capture_finish_partial (capture, NULL);
+  again = _terret_head_capture_finish_partial (capture, NULL);
   g_test_assert_expected_messages ();
   g_assert_null (again);
 
   g_test_expect_message ("Terret", G_LOG_LEVEL_CRITICAL, "*assertion*spent*failed*");
-  terret_head_capture_append (capture, (const guint8 *) "x", 1);
+  _terret_head_capture_append (capture, (const guint8 *) "x", 1);
   g_test_assert_expected_messages ();
 
   g_test_expect_message ("Terret", G_LOG_LEVEL_CRITICAL, "*assertion*spent*failed*");
-  g_assert_null (terret_head_capture_peek (capture, NULL, &region_len));
+  g_assert_null (_terret_head_capture_peek (capture, NULL, &region_len));
   g_test_assert_expected_messages ();
 
 }
@@ -841,27 +842,27 @@ test_head_spent (void)
 static void
 test_head_end_past_seen (void)
 {
-  g_autoptr(TerretHeadCapture) capture = terret_head_capture_new (8, 4);
+  g_autoptr(TerretHeadCapture) capture = _terret_head_capture_new (8, 4);
   g_autoptr(GBytes) bytes = NULL;
 
   g_test_summary ("An end past the bytes seen is refused, and the capture "
                   "can still be finished properly");
 
-  terret_head_capture_append (capture, (const guint8 *) "abc", 3);
+  _terret_head_capture_append (capture, (const guint8 *) "abc", 3);
 
   g_test_expect_message ("Terret", G_LOG_LEVEL_CRITICAL, "*assertion*end*failed*");
-  g_assert_null (terret_head_capture_finish (capture, 4, NULL));
+  g_assert_null (_terret_head_capture_finish (capture, 4, NULL));
   g_test_assert_expected_messages ();
 
-  bytes = terret_head_capture_finish (capture, 3, NULL);
+  bytes = _terret_head_capture_finish (capture, 3, NULL);
   terret_test_assert_bytes_str (bytes, "abc");
 }
 
 static void
 test_head_boxed_type (void)
 {
-  GType type = terret_head_capture_get_type ();
-  g_autoptr(TerretHeadCapture) capture = terret_head_capture_new (2, 1);
+  GType type = _terret_head_capture_get_type ();
+  g_autoptr(TerretHeadCapture) capture = _terret_head_capture_new (2, 1);
   g_autoptr(TerretHeadCapture) copy = NULL;
   g_autoptr(GBytes) bytes = NULL;
   g_autoptr(GBytes) copied = NULL;
@@ -872,17 +873,17 @@ test_head_boxed_type (void)
   g_assert_true (G_TYPE_IS_BOXED (type));
   g_assert_cmpstr (g_type_name (type), ==, "TerretHeadCapture");
 
-  terret_head_capture_append (capture, (const guint8 *) "ab", 2);
+  _terret_head_capture_append (capture, (const guint8 *) "ab", 2);
   copy = g_boxed_copy (type, capture);
-  terret_head_capture_append (capture, (const guint8 *) "cd", 2);
-  terret_head_capture_append (copy, (const guint8 *) "x", 1);
+  _terret_head_capture_append (capture, (const guint8 *) "cd", 2);
+  _terret_head_capture_append (copy, (const guint8 *) "x", 1);
 
-  bytes = terret_head_capture_finish (capture, 4, NULL);
-  copied = terret_head_capture_finish_partial (copy, NULL);
+  bytes = _terret_head_capture_finish (capture, 4, NULL);
+  copied = _terret_head_capture_finish_partial (copy, NULL);
   terret_test_assert_bytes_str (bytes, "ab");
   terret_test_assert_bytes_str (copied, "ab");
-  g_assert_cmpuint (terret_head_capture_get_seen (capture), ==, 4);
-  g_assert_cmpuint (terret_head_capture_get_seen (copy), ==, 3);
+  g_assert_cmpuint (_terret_head_capture_get_seen (capture), ==, 4);
+  g_assert_cmpuint (_terret_head_capture_get_seen (copy), ==, 3);
 }
 
 /* Tail capture ----------------------------------------------------------- */
@@ -931,23 +932,23 @@ static void
 tail_check (TerretTailCapture *capture,
             TailModel         *model)
 {
-  g_autoptr(TerretTailCapture) copy = g_boxed_copy (terret_tail_capture_get_type (), capture);
+  g_autoptr(TerretTailCapture) copy = g_boxed_copy (_terret_tail_capture_get_type (), capture);
   g_autoptr(GBytes) bytes = NULL;
-  gsize size = terret_tail_capture_get_size (capture);
+  gsize size = _terret_tail_capture_get_size (capture);
   guint64 dropped = G_MAXUINT64;
 
-  g_assert_cmpuint (terret_tail_capture_get_seen (capture), ==, model->seen);
+  g_assert_cmpuint (_terret_tail_capture_get_seen (capture), ==, model->seen);
   g_assert_cmpuint (size, ==, model->kept->len);
   g_assert_cmpuint (size, <=, model->window + model->overshoot);
   if (model->overshoot > 0)
     g_assert_cmpuint (size, <, model->window + model->overshoot);
 
-  bytes = terret_tail_capture_finish (copy, &dropped);
+  bytes = _terret_tail_capture_finish (copy, &dropped);
   g_assert_cmpmem (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
                    model->kept->data, model->kept->len);
   g_assert_cmpuint (dropped, ==, model->dropped);
   g_assert_cmpuint (dropped + size, ==, model->seen);
-  g_assert_cmpuint (terret_tail_capture_get_size (copy), ==, 0);
+  g_assert_cmpuint (_terret_tail_capture_get_size (copy), ==, 0);
 }
 
 static void
@@ -961,7 +962,7 @@ test_tail_random (void)
       g_autoptr(GByteArray) input = g_byte_array_new ();
       gsize window = g_test_rand_int_range (0, 30);
       gsize overshoot = g_test_rand_int_range (0, 12);
-      g_autoptr(TerretTailCapture) capture = terret_tail_capture_new (window, overshoot);
+      g_autoptr(TerretTailCapture) capture = _terret_tail_capture_new (window, overshoot);
       g_autoptr(GByteArray) kept = g_byte_array_new ();
       TailModel model = { window, overshoot, kept, 0, 0 };
       gsize from = 0;
@@ -973,7 +974,7 @@ test_tail_random (void)
         {
           gsize n = random_chunk (input->len - from);
 
-          terret_tail_capture_append (capture, input->data + from, n);
+          _terret_tail_capture_append (capture, input->data + from, n);
           tail_model_append (&model, input->data + from, n);
           from += n;
           tail_check (capture, &model);
@@ -984,8 +985,8 @@ test_tail_random (void)
 static void
 test_tail_newline_aligned (void)
 {
-  g_autoptr(TerretTailCapture) capture = terret_tail_capture_new (12, 6);
-  g_autoptr(TerretTailCapture) aligned = terret_tail_capture_new (10, 5);
+  g_autoptr(TerretTailCapture) capture = _terret_tail_capture_new (12, 6);
+  g_autoptr(TerretTailCapture) aligned = _terret_tail_capture_new (10, 5);
   g_autoptr(GBytes) bytes = NULL;
   guint64 dropped;
 
@@ -993,15 +994,15 @@ test_tail_newline_aligned (void)
                   "line whole when the window already begins on it");
 
   /* 20 bytes: the last 12 begin at "b\nccc...", cut after that newline. */
-  terret_tail_capture_append (capture, (const guint8 *) "aaaa\nbbbb\ncccc\ndddd\n", 20);
-  bytes = terret_tail_capture_finish (capture, &dropped);
+  _terret_tail_capture_append (capture, (const guint8 *) "aaaa\nbbbb\ncccc\ndddd\n", 20);
+  bytes = _terret_tail_capture_finish (capture, &dropped);
   terret_test_assert_bytes_str (bytes, "cccc\ndddd\n");
   g_assert_cmpuint (dropped, ==, 10);
   g_clear_pointer (&bytes, g_bytes_unref);
 
   /* The last 10 bytes begin exactly at "cccc": nothing more is lost. */
-  terret_tail_capture_append (aligned, (const guint8 *) "aaaa\nbbbb\ncccc\ndddd\n", 20);
-  bytes = terret_tail_capture_finish (aligned, &dropped);
+  _terret_tail_capture_append (aligned, (const guint8 *) "aaaa\nbbbb\ncccc\ndddd\n", 20);
+  bytes = _terret_tail_capture_finish (aligned, &dropped);
   terret_test_assert_bytes_str (bytes, "cccc\ndddd\n");
   g_assert_cmpuint (dropped, ==, 10);
 }
@@ -1009,15 +1010,15 @@ test_tail_newline_aligned (void)
 static void
 test_tail_long_line (void)
 {
-  g_autoptr(TerretTailCapture) capture = terret_tail_capture_new (10, 4);
+  g_autoptr(TerretTailCapture) capture = _terret_tail_capture_new (10, 4);
   g_autoptr(GBytes) bytes = NULL;
   guint64 dropped;
 
   g_test_summary ("A line longer than the window keeps its tail: a newline "
                   "past the first half of the window does not move the cut");
 
-  terret_tail_capture_append (capture, (const guint8 *) "0123456789abcdefghi\n", 20);
-  bytes = terret_tail_capture_finish (capture, &dropped);
+  _terret_tail_capture_append (capture, (const guint8 *) "0123456789abcdefghi\n", 20);
+  bytes = _terret_tail_capture_finish (capture, &dropped);
   terret_test_assert_bytes_str (bytes, "abcdefghi\n");
   g_assert_cmpuint (dropped, ==, 10);
 }
@@ -1025,7 +1026,7 @@ test_tail_long_line (void)
 static void
 test_tail_utf8_without_newline (void)
 {
-  g_autoptr(TerretTailCapture) capture = terret_tail_capture_new (10, 4);
+  g_autoptr(TerretTailCapture) capture = _terret_tail_capture_new (10, 4);
   g_autoptr(GBytes) bytes = NULL;
   guint64 dropped;
 
@@ -1033,10 +1034,10 @@ test_tail_utf8_without_newline (void)
                   "and no further");
 
   /* Eight €: the last 10 of 24 bytes begin inside the fifth one. */
-  terret_tail_capture_append (capture,
-                              (const guint8 *) "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac"
-                                               "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac", 24);
-  bytes = terret_tail_capture_finish (capture, &dropped);
+  _terret_tail_capture_append (capture,
+                               (const guint8 *) "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac"
+                                                "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac", 24);
+  bytes = _terret_tail_capture_finish (capture, &dropped);
   terret_test_assert_bytes_str (bytes, "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac");
   g_assert_cmpuint (dropped, ==, 15);
 }
@@ -1046,7 +1047,7 @@ test_tail_large_append (void)
 {
   const gsize size = 4 * 1024 * 1024;
   g_autofree guint8 *data = g_malloc (size);
-  g_autoptr(TerretTailCapture) capture = terret_tail_capture_new (100, 50);
+  g_autoptr(TerretTailCapture) capture = _terret_tail_capture_new (100, 50);
   g_autoptr(GBytes) bytes = NULL;
   guint64 dropped;
 
@@ -1056,11 +1057,11 @@ test_tail_large_append (void)
   for (gsize i = 0; i < size; i++)
     data[i] = 'a' + i % 26;
 
-  terret_tail_capture_append (capture, (const guint8 *) "head\n", 5);
-  terret_tail_capture_append (capture, data, size);
-  g_assert_cmpuint (terret_tail_capture_get_size (capture), ==, 100);
+  _terret_tail_capture_append (capture, (const guint8 *) "head\n", 5);
+  _terret_tail_capture_append (capture, data, size);
+  g_assert_cmpuint (_terret_tail_capture_get_size (capture), ==, 100);
 
-  bytes = terret_tail_capture_finish (capture, &dropped);
+  bytes = _terret_tail_capture_finish (capture, &dropped);
   terret_test_assert_bytes_eq (bytes, (const char *) data + size - 100, 100);
   g_assert_cmpuint (dropped, ==, size + 5 - 100);
 }
@@ -1068,19 +1069,19 @@ test_tail_large_append (void)
 static void
 test_tail_spent (void)
 {
-  g_autoptr(TerretTailCapture) capture = terret_tail_capture_new (8, 4);
+  g_autoptr(TerretTailCapture) capture = _terret_tail_capture_new (8, 4);
   g_autoptr(GBytes) bytes = NULL;
   GBytes *again;
 
   g_test_summary ("A tail capture can be finished once; misuse is reported");
 
-  terret_tail_capture_append (capture, (const guint8 *) "hi\n", 3);
-  bytes = terret_tail_capture_finish (capture, NULL);
+  _terret_tail_capture_append (capture, (const guint8 *) "hi\n", 3);
+  bytes = _terret_tail_capture_finish (capture, NULL);
   terret_test_assert_bytes_str (bytes, "hi\n");
-  g_assert_cmpuint (terret_tail_capture_get_seen (capture), ==, 3);
+  g_assert_cmpuint (_terret_tail_capture_get_seen (capture), ==, 3);
 
   g_test_expect_message ("Terret", G_LOG_LEVEL_CRITICAL, "*assertion*spent*failed*");
-  again = terret_tail_capture_finish (capture, NULL);
+  again = _terret_tail_capture_finish (capture, NULL);
   g_test_assert_expected_messages ();
   g_assert_null (again);
 }
@@ -1088,8 +1089,8 @@ test_tail_spent (void)
 static void
 test_tail_boxed_type (void)
 {
-  GType type = terret_tail_capture_get_type ();
-  g_autoptr(TerretTailCapture) capture = terret_tail_capture_new (4, 2);
+  GType type = _terret_tail_capture_get_type ();
+  g_autoptr(TerretTailCapture) capture = _terret_tail_capture_new (4, 2);
   g_autoptr(TerretTailCapture) copy = NULL;
   g_autoptr(GBytes) bytes = NULL;
   g_autoptr(GBytes) copied = NULL;
@@ -1100,13 +1101,13 @@ test_tail_boxed_type (void)
   g_assert_true (G_TYPE_IS_BOXED (type));
   g_assert_cmpstr (g_type_name (type), ==, "TerretTailCapture");
 
-  terret_tail_capture_append (capture, (const guint8 *) "ab", 2);
+  _terret_tail_capture_append (capture, (const guint8 *) "ab", 2);
   copy = g_boxed_copy (type, capture);
-  terret_tail_capture_append (capture, (const guint8 *) "cdefgh", 6);
-  terret_tail_capture_append (copy, (const guint8 *) "x", 1);
+  _terret_tail_capture_append (capture, (const guint8 *) "cdefgh", 6);
+  _terret_tail_capture_append (copy, (const guint8 *) "x", 1);
 
-  bytes = terret_tail_capture_finish (capture, NULL);
-  copied = terret_tail_capture_finish (copy, NULL);
+  bytes = _terret_tail_capture_finish (capture, NULL);
+  copied = _terret_tail_capture_finish (copy, NULL);
   terret_test_assert_bytes_str (bytes, "efgh");
   terret_test_assert_bytes_str (copied, "abx");
 }
@@ -1138,7 +1139,7 @@ test_tail_seq (void)
   g_assert_no_error (error);
   out = g_subprocess_get_stdout_pipe (seq);
 
-  capture = terret_tail_capture_new (window, overshoot);
+  capture = _terret_tail_capture_new (window, overshoot);
   for (;;)
     {
       guint8 buf[65536];
@@ -1147,17 +1148,17 @@ test_tail_seq (void)
       g_assert_no_error (error);
       if (n == 0)
         break;
-      terret_tail_capture_append (capture, buf, n);
-      max_size = MAX (max_size, terret_tail_capture_get_size (capture));
+      _terret_tail_capture_append (capture, buf, n);
+      max_size = MAX (max_size, _terret_tail_capture_get_size (capture));
     }
 
   g_subprocess_wait_check (seq, NULL, &error);
   g_assert_no_error (error);
 
-  g_assert_cmpuint (terret_tail_capture_get_seen (capture), ==, expected->len);
+  g_assert_cmpuint (_terret_tail_capture_get_seen (capture), ==, expected->len);
   g_assert_cmpuint (max_size, <, window + overshoot);
 
-  bytes = terret_tail_capture_finish (capture, &dropped);
+  bytes = _terret_tail_capture_finish (capture, &dropped);
   kept = g_bytes_get_data (bytes, &kept_len);
 
   /* The output is ~2 MB: something was dropped, the rest is the window
@@ -1234,7 +1235,7 @@ head_tail_check (const guint8 *data,
                  gsize         limit,
                  gsize         max_chunk)
 {
-  g_autoptr(TerretHeadTailCapture) capture = terret_head_tail_capture_new (limit);
+  g_autoptr(TerretHeadTailCapture) capture = _terret_head_tail_capture_new (limit);
   g_autoptr(GBytes) expected = NULL;
   g_autoptr(GBytes) got = NULL;
   guint64 dropped = 1, expected_dropped = 0;
@@ -1245,14 +1246,14 @@ head_tail_check (const guint8 *data,
     {
       gsize n = max_chunk > 0 ? MIN (max_chunk, len - from) : random_chunk (len - from);
 
-      terret_head_tail_capture_append (capture, data + from, n);
+      _terret_head_tail_capture_append (capture, data + from, n);
       from += n;
-      g_assert_cmpuint (terret_head_tail_capture_get_seen (capture), ==, from);
-      g_assert_cmpuint (terret_head_tail_capture_get_size (capture), <=, limit + 4);
+      g_assert_cmpuint (_terret_head_tail_capture_get_seen (capture), ==, from);
+      g_assert_cmpuint (_terret_head_tail_capture_get_size (capture), <=, limit + 4);
     }
 
   expected = head_tail_model (data, len, limit, &expected_dropped, &expected_cut);
-  got = terret_head_tail_capture_finish (capture, &dropped, &cut);
+  got = _terret_head_tail_capture_finish (capture, &dropped, &cut);
   terret_test_assert_bytes_eq (got, g_bytes_get_data (expected, NULL), g_bytes_get_size (expected));
   g_assert_cmpuint (dropped, ==, expected_dropped);
   g_assert_cmpuint (cut, ==, expected_cut);
@@ -1295,7 +1296,7 @@ test_head_tail_random (void)
 static void
 test_head_tail_lines (void)
 {
-  g_autoptr(TerretHeadTailCapture) capture = terret_head_tail_capture_new (20);
+  g_autoptr(TerretHeadTailCapture) capture = _terret_head_tail_capture_new (20);
   g_autoptr(GBytes) bytes = NULL;
   guint64 dropped = 0;
   gsize cut = 0;
@@ -1305,8 +1306,8 @@ test_head_tail_lines (void)
 
   /* Head: the first 10 bytes "l1\nl2\nl3\nl" end after "l3\n"; tail: the
    * last 10 "4\nl5\nl6\nl7\n"... begin after the first newline. */
-  terret_head_tail_capture_append (capture, (const guint8 *) "l1\nl2\nl3\nl4\nl5\nl6\nl7\nl8\n", 24);
-  bytes = terret_head_tail_capture_finish (capture, &dropped, &cut);
+  _terret_head_tail_capture_append (capture, (const guint8 *) "l1\nl2\nl3\nl4\nl5\nl6\nl7\nl8\n", 24);
+  bytes = _terret_head_tail_capture_finish (capture, &dropped, &cut);
   terret_test_assert_bytes_str (bytes, "l1\nl2\nl3\nl6\nl7\nl8\n");
   g_assert_cmpuint (cut, ==, 9);
   g_assert_cmpuint (dropped, ==, 6);
@@ -1317,7 +1318,7 @@ test_head_tail_utf8 (void)
 {
   /* "é" is C3 A9: twelve of them and nothing else, no newline at all. */
   g_autoptr(GString) text = g_string_new (NULL);
-  g_autoptr(TerretHeadTailCapture) capture = terret_head_tail_capture_new (11);
+  g_autoptr(TerretHeadTailCapture) capture = _terret_head_tail_capture_new (11);
   g_autoptr(GBytes) bytes = NULL;
   guint64 dropped = 0;
   gsize cut = 0;
@@ -1327,8 +1328,8 @@ test_head_tail_utf8 (void)
 
   for (guint i = 0; i < 12; i++)
     g_string_append (text, "é");
-  terret_head_tail_capture_append (capture, (const guint8 *) text->str, text->len);
-  bytes = terret_head_tail_capture_finish (capture, &dropped, &cut);
+  _terret_head_tail_capture_append (capture, (const guint8 *) text->str, text->len);
+  bytes = _terret_head_tail_capture_finish (capture, &dropped, &cut);
 
   /* Head of 5 bytes backs off to 4 ("éé"); tail of 6 starts on a lead. */
   terret_test_assert_bytes_str (bytes, "ééééé");
@@ -1367,15 +1368,15 @@ test_stream_capture_modes (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (modes); i++)
     {
-      g_autoptr(TerretStreamCapture) capture = terret_stream_capture_new (modes[i], 18);
+      g_autoptr(TerretStreamCapture) capture = _terret_stream_capture_new (modes[i], 18);
       g_autoptr(GBytes) bytes = NULL;
       guint64 dropped = 0;
       gsize cut = 99;
 
-      g_assert_cmpint (terret_stream_capture_get_mode (capture), ==, modes[i]);
-      terret_stream_capture_append (capture, (const guint8 *) lines, strlen (lines));
-      g_assert_cmpuint (terret_stream_capture_get_seen (capture), ==, strlen (lines));
-      bytes = terret_stream_capture_finish (capture, FALSE, &dropped, &cut);
+      g_assert_cmpint (_terret_stream_capture_get_mode (capture), ==, modes[i]);
+      _terret_stream_capture_append (capture, (const guint8 *) lines, strlen (lines));
+      g_assert_cmpuint (_terret_stream_capture_get_seen (capture), ==, strlen (lines));
+      bytes = _terret_stream_capture_finish (capture, FALSE, &dropped, &cut);
       terret_test_assert_bytes_str (bytes, kept[i]);
       g_assert_cmpuint (dropped + g_bytes_get_size (bytes), ==, strlen (lines));
       g_assert_cmpuint (cut, ==, cuts[i]);

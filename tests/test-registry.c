@@ -459,6 +459,111 @@ test_module_path (void)
   g_test_trap_assert_passed ();
 }
 
+static void
+test_list_settings (void)
+{
+  g_autolist(TerretBackendInfo) infos = terret_backend_info_list ();
+
+  g_test_summary ("A backend's settings list the same from its info, without an executor, "
+                  "as from an executor; each one a writable property set after construction, "
+                  "and set_setting() takes each by its name.");
+
+  for (GList *l = infos; l != NULL; l = l->next)
+    {
+      TerretBackendInfo *info = l->data;
+      g_autoptr(GObject) executor = g_object_new (terret_backend_info_get_backend_type (info), NULL);
+      guint n_from_info = 0, n_from_executor = 0;
+      g_autofree GParamSpec **from_info = terret_backend_info_list_settings (info, &n_from_info);
+      g_autofree GParamSpec **from_executor =
+        terret_executor_list_settings (TERRET_EXECUTOR (executor), &n_from_executor);
+
+      g_assert_cmpuint (n_from_info, ==, n_from_executor);
+      g_assert_null (from_info[n_from_info]);
+      for (guint i = 0; i < n_from_info; i++)
+        {
+          g_assert_true (from_info[i] == from_executor[i]);
+          g_assert_true (from_info[i]->flags & G_PARAM_WRITABLE);
+          g_assert_false (from_info[i]->flags & G_PARAM_CONSTRUCT_ONLY);
+        }
+      if (g_str_equal (terret_backend_info_get_name (info), "pty") ||
+          g_str_equal (terret_backend_info_get_name (info), "oneshot"))
+        g_assert_cmpuint (n_from_info, >, 20);
+    }
+}
+
+/* @text set on @executor's @key reads back as @expected. */
+static void
+assert_text_sets (GObject    *executor,
+                  const char *key,
+                  const char *text,
+                  GValue     *expected)
+{
+  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (executor), key);
+  g_auto(GValue) value = G_VALUE_INIT;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (terret_executor_set_setting (TERRET_EXECUTOR (executor), key, text, &error));
+  g_assert_no_error (error);
+  g_value_init (&value, G_PARAM_SPEC_VALUE_TYPE (pspec));
+  g_object_get_property (executor, key, &value);
+  /* A boxed pspec compares pointers; a list compares by its entries. */
+  if (G_VALUE_HOLDS (&value, G_TYPE_STRV)
+      ? !g_strv_equal (g_value_get_boxed (&value), g_value_get_boxed (expected))
+      : g_param_values_cmp (pspec, &value, expected) != 0)
+    g_error ("%s=%s read back as %s", key, text, g_strdup_value_contents (&value));
+}
+
+static void
+test_text_round_trip (void)
+{
+  g_autolist(TerretBackendInfo) infos = terret_backend_info_list ();
+
+  g_test_summary ("A setting's value written as text is what set_setting() reads back as that "
+                  "value: every default of every backend, and lists with escapes.");
+
+  for (GList *l = infos; l != NULL; l = l->next)
+    {
+      TerretBackendInfo *info = l->data;
+      g_autoptr(GObject) executor = g_object_new (terret_backend_info_get_backend_type (info), NULL);
+      g_autofree GParamSpec **settings = terret_backend_info_list_settings (info, NULL);
+
+      for (guint i = 0; settings[i] != NULL; i++)
+        {
+          const GValue *def = g_param_spec_get_default_value (settings[i]);
+          g_autofree char *text = terret_setting_value_to_string (def);
+
+          /* Unset has no text: it is the default already. */
+          if (text == NULL)
+            continue;
+          assert_text_sets (executor, g_param_spec_get_name (settings[i]), text, (GValue *)def);
+        }
+
+      if (g_object_class_find_property (G_OBJECT_GET_CLASS (executor), "writable") != NULL)
+        {
+          const char * const list[] = { "a;b", "c\\d", " e", NULL };
+          g_auto(GValue) value = G_VALUE_INIT;
+          g_autofree char *text = NULL;
+
+          g_value_init (&value, G_TYPE_STRV);
+          g_value_set_boxed (&value, list);
+          text = terret_setting_value_to_string (&value);
+          g_assert_cmpstr (text, ==, "a\\;b;c\\\\d; e");
+          assert_text_sets (executor, "writable", text, &value);
+        }
+      if (g_object_class_find_property (G_OBJECT_GET_CLASS (executor), "timeout") != NULL)
+        {
+          g_auto(GValue) value = G_VALUE_INIT;
+          g_autofree char *text = NULL;
+
+          g_value_init (&value, G_TYPE_DOUBLE);
+          g_value_set_double (&value, 0.1);
+          text = terret_setting_value_to_string (&value);
+          g_assert_cmpstr (text, ==, "0.1");
+          assert_text_sets (executor, "timeout", text, &value);
+        }
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -477,6 +582,8 @@ main (int   argc,
   g_test_add_func ("/settings/config-errors", test_config_errors);
   g_test_add_func ("/settings/config-applies", test_config_applies);
   g_test_add_func ("/settings/set-setting", test_set_setting);
+  g_test_add_func ("/settings/list", test_list_settings);
+  g_test_add_func ("/settings/text-round-trip", test_text_round_trip);
   g_test_add_func ("/settings/with-settings", test_with_settings);
   g_test_add_func ("/settings/hot-reconfigure", test_hot_reconfigure);
 

@@ -1232,6 +1232,440 @@ test_connection_dropped_detached (Fixture       *fixture,
   terret_test_assert_bytes_str (terret_result_get_stdout (next), "back []\n");
 }
 
+/* --- Multiplexing ------------------------------------------------------ */
+
+/* The master connections running below this process: their pids and
+ * control paths. */
+static GHashTable *
+find_masters (void)
+{
+  g_autoptr(GHashTable) descendants = collect_descendants (getpid ());
+  GHashTable *masters = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  GHashTableIter iter;
+  gpointer pid;
+
+  g_hash_table_iter_init (&iter, descendants);
+  while (g_hash_table_iter_next (&iter, &pid, NULL))
+    {
+      g_autofree char *path = g_strdup_printf ("/proc/%d/cmdline", GPOINTER_TO_INT (pid));
+      g_autofree char *cmdline = NULL;
+      const char *control_path = NULL;
+      gboolean master = FALSE;
+      gsize len = 0;
+
+      if (!g_file_get_contents (path, &cmdline, &len, NULL))
+        continue;
+      for (gsize i = 0; i < len; i += strlen (cmdline + i) + 1)
+        {
+          if (g_str_equal (cmdline + i, "-M"))
+            master = TRUE;
+          else if (g_str_has_prefix (cmdline + i, "ControlPath="))
+            control_path = cmdline + i + strlen ("ControlPath=");
+        }
+      if (master && control_path != NULL)
+        g_hash_table_insert (masters, pid, g_strdup (control_path));
+    }
+
+  return masters;
+}
+
+/* The only master running, which must be there. */
+static GPid
+the_master (char **control_path)
+{
+  g_autoptr(GHashTable) masters = find_masters ();
+  GHashTableIter iter;
+  gpointer pid, path;
+
+  g_assert_cmpuint (g_hash_table_size (masters), ==, 1);
+  g_hash_table_iter_init (&iter, masters);
+  g_assert_true (g_hash_table_iter_next (&iter, &pid, &path));
+  if (control_path != NULL)
+    *control_path = g_strdup (path);
+  return GPOINTER_TO_INT (pid);
+}
+
+static guint
+count_ssh_processes (void)
+{
+  g_autoptr(GHashTable) descendants = collect_descendants (getpid ());
+  GHashTableIter iter;
+  gpointer comm;
+  guint n = 0;
+
+  g_hash_table_iter_init (&iter, descendants);
+  while (g_hash_table_iter_next (&iter, NULL, &comm))
+    n += g_strcmp0 (comm, "ssh") == 0;
+  return n;
+}
+
+/* What sshd says the session's connection is: the client's address and
+ * port, the same for every session on one connection. */
+static char *
+session_connection (TerretExecutor *executor,
+                    const char     *session)
+{
+  g_autoptr(TerretResult) result = terret_test_run_in (executor, session, "echo \"$SSH_CONNECTION\"", 0);
+  gsize len = 0;
+  const char *out = g_bytes_get_data (terret_result_get_stdout (result), &len);
+
+  g_assert_cmpint (terret_result_get_exit_status (result), ==, 0);
+  g_assert_cmpuint (len, >, 1);
+  return g_strndup (out, len);
+}
+
+/* The sshd of the fixture again, with @line in its configuration instead
+ * of any line with the same keyword (sshd takes a keyword's first). */
+static void
+sshd_restart_with (Fixture    *fixture,
+                   const char *line)
+{
+  g_autofree char *config = NULL;
+  g_autofree char *keyword = g_strndup (line, strcspn (line, " "));
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(GString) changed = g_string_new (NULL);
+
+  sshd_kill (fixture, TRUE);
+  g_assert_true (g_file_get_contents (fixture->sshd_config, &config, NULL, NULL));
+  lines = g_strsplit (config, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_autofree char *prefix = g_strconcat (keyword, " ", NULL);
+
+      if (*lines[i] != '\0' && !g_str_has_prefix (lines[i], prefix))
+        g_string_append_printf (changed, "%s\n", lines[i]);
+    }
+  g_string_append_printf (changed, "%s\n", line);
+  write_file (fixture->sshd_config, changed->str);
+  sshd_start (fixture);
+}
+
+/* Starts @n sessions at once, each printing its connection, and returns
+ * how many connections they were on; every one must answer. */
+static guint
+run_burst (TerretExecutor *executor,
+           guint           n)
+{
+  g_autoptr(GPtrArray) requests = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GHashTable) connections = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GAsyncResult **results = g_new0 (GAsyncResult *, n);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *key = g_strdup_printf ("burst-%u", i);
+      TerretRequest *request = terret_request_new ("echo \"$SSH_CONNECTION\"");
+
+      terret_request_set_session (request, key);
+      g_ptr_array_add (requests, request);
+      terret_executor_run_async (executor, request, NULL, store_result, &results[i]);
+    }
+  for (guint i = 0; i < n; i++)
+    while (results[i] == NULL)
+      g_main_context_iteration (NULL, TRUE);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(TerretResult) result = terret_executor_run_finish (executor, results[i], &error);
+      gsize len = 0;
+      const char *out;
+
+      g_assert_no_error (error);
+      g_assert_cmpint (terret_result_get_exit_status (result), ==, 0);
+      out = g_bytes_get_data (terret_result_get_stdout (result), &len);
+      g_assert_cmpuint (len, >, 1);
+      g_hash_table_add (connections, g_strndup (out, len));
+      g_object_unref (results[i]);
+    }
+  g_free (results);
+
+  return g_hash_table_size (connections);
+}
+
+/* Every connection the sessions were on is a master's: none of them
+ * fell back to a connection of its own. */
+static void
+assert_all_on_masters (guint connections)
+{
+  g_autoptr(GHashTable) masters = find_masters ();
+
+  g_assert_cmpuint (connections, <=, g_hash_table_size (masters));
+}
+
+static void
+test_multiplex_burst (Fixture       *fixture,
+                      gconstpointer  data)
+{
+  g_autoptr(TerretExecutor) executor = NULL;
+  guint connections;
+
+  g_test_summary ("64 sessions started at once all answer, against an sshd with the default "
+                  "MaxStartups (which drops logins beyond 10 at once): they share a few "
+                  "master connections, at most 8 sessions on each.");
+  SKIP_WITHOUT_SSHD (fixture);
+  executor = new_executor (fixture);
+
+  connections = run_burst (executor, 64);
+  g_test_message ("64 sessions on %u connections", connections);
+  g_assert_cmpuint (connections, <=, 64 / 8);
+  assert_all_on_masters (connections);
+}
+
+/* A server that takes fewer sessions per connection than a master is
+ * sent: the sessions it refuses go to other masters, and one that takes
+ * none at all fails saying so. */
+static void
+test_multiplex_refused (Fixture       *fixture,
+                        gconstpointer  data)
+{
+  g_autoptr(TerretExecutor) executor = NULL;
+  guint connections;
+
+  SKIP_WITHOUT_SSHD (fixture);
+  sshd_restart_with (fixture, "MaxSessions 2");
+  executor = new_executor (fixture);
+
+  connections = run_burst (executor, 6);
+  g_test_message ("6 sessions on %u connections", connections);
+  g_assert_cmpuint (connections, >=, 3);
+  assert_all_on_masters (connections);
+
+  g_clear_object (&executor);
+  sshd_restart_with (fixture, "MaxSessions 0");
+  executor = new_executor (fixture);
+  assert_run_fails (executor, TERRET_EXEC_ERROR_UNAVAILABLE, "refused", "session", NULL);
+}
+
+typedef struct
+{
+  const char *word;
+  GString *seen;
+  GPid master;
+  gboolean killed;
+} MasterKillState;
+
+static void
+kill_master_once_started (TerretRequest *request,
+                          TerretStream   stream,
+                          GBytes        *data,
+                          gpointer       user_data)
+{
+  MasterKillState *state = user_data;
+  gsize len;
+  const char *bytes = g_bytes_get_data (data, &len);
+
+  g_string_append_len (state->seen, bytes, len);
+  if (!state->killed && strstr (state->seen->str, "started\n") != NULL)
+    {
+      await_process_with_arg (state->word);
+      state->killed = TRUE;
+      kill (state->master, SIGKILL);
+    }
+}
+
+/* The master dies under a command: the run ends as when a connection is
+ * lost, and the next run opens another master. */
+static void
+test_multiplex_master_dies (Fixture       *fixture,
+                            gconstpointer  data)
+{
+  g_autoptr(TerretExecutor) executor = NULL;
+  g_autofree char *word = unique_sleep_arg ();
+  g_autofree char *command = g_strdup_printf ("echo started; sleep %s; echo never", word);
+  g_autoptr(TerretRequest) request = terret_request_new (command);
+  g_autoptr(GAsyncResult) async_result = NULL;
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(TerretResult) next = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) seen = g_string_new (NULL);
+  g_autofree char *notice = NULL;
+  MasterKillState state = { word, seen, 0, FALSE };
+  GPid master;
+
+  SKIP_WITHOUT_SSHD (fixture);
+  executor = new_executor (fixture);
+  terret_test_assert_terminal_run (executor, "export KEPT=1", 0, "");
+  master = state.master = the_master (NULL);
+
+  terret_request_set_timeout (request, 120);
+  terret_request_set_progress_func (request, kill_master_once_started, &state, NULL);
+  terret_executor_run_async (executor, request, NULL, store_result, &async_result);
+  while (async_result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+
+  result = terret_executor_run_finish (executor, async_result, &error);
+  g_assert_no_error (error);
+  g_assert_true (state.killed);
+  g_assert_false (terret_result_get_exited (result));
+  g_assert_false (terret_result_get_timed_out (result));
+  terret_test_assert_bytes_str (terret_result_get_stdout (result), "started\n");
+  g_test_message ("%s", terret_result_get_notice (result));
+  notice = g_ascii_strdown (terret_result_get_notice (result), -1);
+  g_assert_nonnull (strstr (notice, "connection"));
+
+  /* The connection went with the master, and the remote command with
+   * the connection. */
+  assert_no_process_with_arg (word);
+
+  next = terret_test_run_ok (executor, "echo \"back [$KEPT]\"");
+  g_assert_cmpint (terret_result_get_exit_status (next), ==, 0);
+  terret_test_assert_bytes_str (terret_result_get_stdout (next), "back []\n");
+  g_assert_cmpint (the_master (NULL), !=, master);
+}
+
+/* The master runs on its own, not in the session that opened it:
+ * closing that session leaves the others on the same connection. */
+static void
+test_multiplex_opener_closed (Fixture       *fixture,
+                              gconstpointer  data)
+{
+  g_autoptr(TerretExecutor) executor = NULL;
+  g_autofree char *word = unique_sleep_arg ();
+  g_autofree char *command = g_strdup_printf ("sleep %s & echo started", word);
+  g_autofree char *opener = NULL;
+  g_autofree char *other = NULL;
+  g_autofree char *after = NULL;
+  g_autoptr(TerretResult) started = NULL;
+  GPid master;
+
+  SKIP_WITHOUT_SSHD (fixture);
+  executor = new_executor (fixture);
+
+  opener = session_connection (executor, "opener");
+  other = session_connection (executor, "other");
+  g_assert_cmpstr (opener, ==, other);
+  master = the_master (NULL);
+  started = terret_test_run_in (executor, "other", command, 0);
+  await_process_with_arg (word);
+
+  terret_executor_close_session (executor, "opener");
+
+  after = session_connection (executor, "other");
+  g_assert_cmpstr (after, ==, other);
+  g_assert_cmpint (the_master (NULL), ==, master);
+  g_assert_cmpuint (count_processes_with_arg (word), ==, 1);
+  terret_test_assert_terminal_run (executor, "echo still", 0, "still\n");
+}
+
+/* Disposing the executor ends every master (asked to exit, so the server
+ * sees a clean disconnect) and removes their private directory. */
+static void
+test_multiplex_dispose (Fixture       *fixture,
+                        gconstpointer  data)
+{
+  g_autoptr(TerretExecutor) executor = NULL;
+  g_autofree char *control_path = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *log = NULL;
+  GStatBuf st;
+
+  SKIP_WITHOUT_SSHD (fixture);
+  executor = new_executor (fixture);
+  g_object_unref (terret_test_run_in (executor, "a", "true", 0));
+  g_object_unref (terret_test_run_in (executor, "b", "true", 0));
+  the_master (&control_path);
+  dir = g_path_get_dirname (control_path);
+  g_assert_cmpint (g_stat (dir, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0777, ==, 0700);
+  g_assert_true (g_file_test (control_path, G_FILE_TEST_EXISTS));
+  g_assert_cmpuint (count_ssh_processes (), >, 0);
+
+  g_clear_object (&executor);
+
+  g_assert_cmpuint (count_ssh_processes (), ==, 0);
+  g_assert_false (g_file_test (control_path, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (dir, G_FILE_TEST_EXISTS));
+
+  /* `ssh -O exit`: the master said goodbye before its unit ended. */
+  for (guint i = 0; i < 1000; i++)
+    {
+      g_clear_pointer (&log, g_free);
+      g_assert_true (g_file_get_contents (fixture->sshd_log, &log, NULL, NULL));
+      if (strstr (log, "disconnected by user") != NULL)
+        break;
+      g_usleep (10 * 1000);
+    }
+  g_assert_nonnull (strstr (log, "disconnected by user"));
+}
+
+/* multiplex=false: a connection and a login per session, as before
+ * multiplexing, and no master. */
+static void
+test_multiplex_off (Fixture       *fixture,
+                    gconstpointer  data)
+{
+  g_autoptr(TerretExecutor) executor = NULL;
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autoptr(GHashTable) masters = NULL;
+
+  SKIP_WITHOUT_SSHD (fixture);
+  write_executor_conf (fixture, "multiplex=false\n");
+  {
+    g_autoptr(GError) error = NULL;
+
+    executor = terret_executor_new ("ssh", &error);
+    g_assert_no_error (error);
+  }
+
+  first = session_connection (executor, "first");
+  second = session_connection (executor, "second");
+  g_assert_cmpstr (first, !=, second);
+  masters = find_masters ();
+  g_assert_cmpuint (g_hash_table_size (masters), ==, 0);
+  terret_test_assert_terminal_run (executor, "echo \"$TERM\"; (exit 3)", 3, "dumb\n");
+
+  /* And turned on for the sessions that start next. */
+  set_setting (executor, "multiplex", "true");
+  terret_executor_close_all (executor);
+  g_clear_pointer (&first, g_free);
+  g_clear_pointer (&second, g_free);
+  first = session_connection (executor, "first");
+  second = session_connection (executor, "second");
+  g_assert_cmpstr (first, ==, second);
+}
+
+static guint
+count_own_fds (void)
+{
+  g_autoptr(GDir) dir = g_dir_open ("/proc/self/fd", 0, NULL);
+  guint n = 0;
+
+  g_assert_nonnull (dir);
+  while (g_dir_read_name (dir) != NULL)
+    n++;
+  return n;
+}
+
+/* Sessions that come and go on a live master leave nothing behind in
+ * the host: no descriptor, whichever context their runs were on. */
+static void
+test_multiplex_nothing_kept (Fixture       *fixture,
+                             gconstpointer  data)
+{
+  g_autoptr(TerretExecutor) executor = NULL;
+  guint before;
+
+  SKIP_WITHOUT_SSHD (fixture);
+  executor = new_executor (fixture);
+  terret_test_assert_terminal_run (executor, "true", 0, "");
+  g_object_unref (terret_test_run_in (executor, "warm", "true", 0));
+  terret_executor_close_session (executor, "warm");
+  before = count_own_fds ();
+
+  for (guint i = 0; i < 20; i++)
+    {
+      g_autofree char *key = g_strdup_printf ("s%u", i);
+
+      terret_test_assert_terminal_run (executor, "true", 0, "");
+      g_object_unref (terret_test_run_in (executor, key, "true", 0));
+      g_object_unref (terret_test_run_in (executor, key, "true", 0));
+      terret_executor_close_session (executor, key);
+    }
+
+  g_assert_cmpuint (count_own_fds (), ==, before);
+}
+
 /* --- The conformance kit -------------------------------------------- */
 
 /* The kit is built next to the CLI. */
@@ -1314,6 +1748,14 @@ main (int   argc,
   signal (SIGPIPE, SIG_IGN);
   /* Set before any thread exists; no remote shell may see it. */
   g_setenv ("TERRET_SSH_HOST_ONLY", "leaked", TRUE);
+  /* The runtime directory of the hosts the tests start (serve, the
+   * conformance kit): one SIGKILLed leaves its control directory there,
+   * which goes with the test's temporary files. */
+  {
+    g_autofree char *runtime = terret_test_make_tmpdir ();
+
+    g_setenv ("XDG_RUNTIME_DIR", runtime, TRUE);
+  }
 
 #define TEST(path, func) \
   g_test_add ("/ssh/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
@@ -1339,6 +1781,13 @@ main (int   argc,
   TEST ("dropped/reconnect", test_connection_dropped);
   TEST ("dropped/detached", test_connection_dropped_detached);
   TEST ("capture/head-tail", test_capture_head_tail);
+  TEST ("multiplex/burst", test_multiplex_burst);
+  TEST ("multiplex/refused", test_multiplex_refused);
+  TEST ("multiplex/master-dies", test_multiplex_master_dies);
+  TEST ("multiplex/opener-closed", test_multiplex_opener_closed);
+  TEST ("multiplex/dispose", test_multiplex_dispose);
+  TEST ("multiplex/off", test_multiplex_off);
+  TEST ("multiplex/nothing-kept", test_multiplex_nothing_kept);
   TEST ("conformance", test_conformance);
 
 #undef TEST

@@ -29,29 +29,14 @@ cli_error_code (const GError *error)
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return "cancelled";
 
+  /* The error enum's own nicks: busy, unavailable, no-shell, ... */
   if (error->domain == TERRET_EXEC_ERROR)
     {
-      switch ((TerretExecError) error->code)
-        {
-        case TERRET_EXEC_ERROR_BUSY:
-          return "busy";
-        case TERRET_EXEC_ERROR_UNAVAILABLE:
-          return "unavailable";
-        case TERRET_EXEC_ERROR_NO_SHELL:
-          return "no-shell";
-        case TERRET_EXEC_ERROR_FAILED:
-          return "failed";
-        case TERRET_EXEC_ERROR_UNKNOWN_BACKEND:
-          return "unknown-backend";
-        case TERRET_EXEC_ERROR_INVALID_CONFIG:
-          return "invalid-config";
-        case TERRET_EXEC_ERROR_INVALID_REQUEST:
-          return "invalid-request";
-        case TERRET_EXEC_ERROR_NOT_SUPPORTED:
-          return "not-supported";
-        default:
-          break;
-        }
+      g_autoptr(GEnumClass) klass = g_type_class_ref (TERRET_TYPE_EXEC_ERROR);
+      GEnumValue *value = g_enum_get_value (klass, error->code);
+
+      if (value != NULL)
+        return value->value_nick;
     }
 
   return "failed";

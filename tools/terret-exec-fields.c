@@ -209,11 +209,11 @@ cli_field_check (const CliField  *field,
             return FALSE;
           }
         seconds = held == G_TYPE_INT64 ? (double) json_node_get_int (value) : json_node_get_double (value);
-        if (isfinite (seconds) && seconds >= 0 && seconds <= G_MAXINT)
-          return TRUE;
-        g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
-                     "“%s” must be a number of seconds from 0 to %d", field->name, G_MAXINT);
-        return FALSE;
+        {
+          g_autofree char *what = g_strdup_printf ("“%s”", field->name);
+
+          return cli_check_seconds (what, seconds, error);
+        }
       }
 
     case CLI_FIELD_BOOLEAN:
@@ -375,6 +375,26 @@ cli_fields_get_string (JsonObject *object,
   JsonNode *member = json_object_get_member (object, name);
 
   return member != NULL && !JSON_NODE_HOLDS_NULL (member) ? json_node_get_string (member) : NULL;
+}
+
+/*
+ * cli_check_seconds:
+ *
+ * Whether @seconds is a duration a request may name: a number from 0 to
+ * G_MAXINT, which every timer takes. The one rule for `--timeout` and
+ * every field of seconds; @what names the value in the error.
+ */
+gboolean
+cli_check_seconds (const char  *what,
+                   double       seconds,
+                   GError     **error)
+{
+  if (isfinite (seconds) && seconds >= 0 && seconds <= G_MAXINT)
+    return TRUE;
+
+  g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+               "%s must be a number of seconds from 0 to %d", what, G_MAXINT);
+  return FALSE;
 }
 
 /* A checked duration, or 0 when absent or null. */

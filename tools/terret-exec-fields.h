@@ -71,6 +71,9 @@ const char     *cli_fields_get_string         (JsonObject          *fields,
                                                const char          *name);
 double          cli_fields_get_seconds        (JsonObject          *fields,
                                                const char          *name);
+gboolean        cli_check_seconds             (const char          *what,
+                                               double               seconds,
+                                               GError             **error);
 
 char           *cli_format_choices            (const char * const  *choices);
 gboolean        cli_enum_from_nick            (GType                type,

@@ -18,6 +18,7 @@
 #include <glib-unix.h>
 
 #include "terret-exec-common.h"
+#include "terret-exec-fields.h"
 
 typedef struct
 {
@@ -306,12 +307,13 @@ describe_type (GParamSpec *pspec)
 }
 
 /* A default as JSON: numbers as numbers, an unset string or list as null,
- * enums and flags by nick, as `--set` takes them. */
+ * anything else in the text `--set` takes. */
 static JsonNode *
 value_to_json (const GValue *value)
 {
   GType type = G_VALUE_TYPE (value);
   JsonNode *node = json_node_alloc ();
+  g_autofree char *text = NULL;
 
   if (type == G_TYPE_BOOLEAN)
     return json_node_init_boolean (node, g_value_get_boolean (value));
@@ -339,106 +341,33 @@ value_to_json (const GValue *value)
     return json_node_init_double (node, g_value_get_double (value));
   if (type == G_TYPE_FLOAT)
     return json_node_init_double (node, g_value_get_float (value));
-  if (type == G_TYPE_STRING)
-    {
-      const char *s = g_value_get_string (value);
-
-      return s != NULL ? json_node_init_string (node, s) : json_node_init_null (node);
-    }
-  if (type == G_TYPE_STRV)
+  if (type == G_TYPE_STRV && g_value_get_boxed (value) != NULL)
     {
       const char * const *strv = g_value_get_boxed (value);
-      g_autoptr(JsonArray) array = NULL;
+      g_autoptr(JsonArray) array = json_array_new ();
 
-      if (strv == NULL)
-        return json_node_init_null (node);
-      array = json_array_new ();
       for (guint i = 0; strv[i] != NULL; i++)
         json_array_add_string_element (array, strv[i]);
       return json_node_init_array (node, array);
     }
-  if (G_TYPE_IS_ENUM (type))
-    {
-      g_autoptr(GEnumClass) klass = g_type_class_ref (type);
-      GEnumValue *ev = g_enum_get_value (klass, g_value_get_enum (value));
 
-      if (ev != NULL)
-        return json_node_init_string (node, ev->value_nick);
-    }
-  if (G_TYPE_IS_FLAGS (type))
-    {
-      g_autoptr(GFlagsClass) klass = g_type_class_ref (type);
-      g_autoptr(GString) s = g_string_new (NULL);
-      guint flags = g_value_get_flags (value);
-
-      for (guint i = 0; i < klass->n_values; i++)
-        {
-          if (klass->values[i].value != 0 &&
-              (flags & klass->values[i].value) == klass->values[i].value)
-            g_string_append_printf (s, "%s%s", s->len ? "|" : "", klass->values[i].value_nick);
-        }
-      return json_node_init_string (node, s->str);
-    }
-
-  {
-    g_autofree char *contents = g_strdup_value_contents (value);
-
-    return json_node_init_string (node, contents);
-  }
+  text = terret_setting_value_to_string (value);
+  return text != NULL ? json_node_init_string (node, text) : json_node_init_null (node);
 }
 
-/* The same default as the text `--set` would take. */
+/* The same default as the text `--set` would take; unset and an empty
+ * list said in words. */
 static char *
-value_to_text (const GValue *value)
+default_to_text (GParamSpec *pspec)
 {
-  g_autoptr(JsonNode) node = value_to_json (value);
+  const GValue *value = g_param_spec_get_default_value (pspec);
+  g_autofree char *text = terret_setting_value_to_string (value);
 
-  if (JSON_NODE_HOLDS_NULL (node))
+  if (text == NULL)
     return g_strdup ("unset");
-
-  if (JSON_NODE_HOLDS_ARRAY (node))
-    {
-      JsonArray *array = json_node_get_array (node);
-      g_autoptr(GString) s = g_string_new (NULL);
-
-      if (json_array_get_length (array) == 0)
-        return g_strdup ("empty");
-      for (guint i = 0; i < json_array_get_length (array); i++)
-        g_string_append_printf (s, "%s%s", i ? ";" : "", json_array_get_string_element (array, i));
-      return g_string_free (g_steal_pointer (&s), FALSE);
-    }
-
-  if (json_node_get_value_type (node) == G_TYPE_STRING)
-    return g_strdup (json_node_get_string (node));
-
-  if (json_node_get_value_type (node) == G_TYPE_DOUBLE)
-    {
-      char buf[G_ASCII_DTOSTR_BUF_SIZE];
-
-      return g_strdup (g_ascii_dtostr (buf, sizeof buf, json_node_get_double (node)));
-    }
-
-  return json_to_string (node, FALSE);
-}
-
-/* The settings of a backend: its writable, not construct-only properties,
- * exactly what `--set` and the configuration file accept. */
-static GPtrArray *
-list_settings (GObjectClass *klass)
-{
-  g_autofree GParamSpec **pspecs = NULL;
-  GPtrArray *settings = g_ptr_array_new ();
-  guint n = 0;
-
-  pspecs = g_object_class_list_properties (klass, &n);
-  for (guint i = 0; i < n; i++)
-    {
-      if ((pspecs[i]->flags & G_PARAM_WRITABLE) != 0 &&
-          (pspecs[i]->flags & G_PARAM_CONSTRUCT_ONLY) == 0)
-        g_ptr_array_add (settings, pspecs[i]);
-    }
-
-  return settings;
+  if (G_VALUE_HOLDS (value, G_TYPE_STRV) && *text == '\0')
+    return g_strdup ("empty");
+  return g_steal_pointer (&text);
 }
 
 static void
@@ -473,8 +402,8 @@ backends_to_json (void)
       TerretBackendInfo *info = l->data;
       g_autoptr(GError) error = NULL;
       gboolean supported = terret_backend_info_check_supported (info, &error);
-      GObjectClass *klass = g_type_class_ref (terret_backend_info_get_backend_type (info));
-      g_autoptr(GPtrArray) settings = list_settings (klass);
+      guint n_settings = 0;
+      g_autofree GParamSpec **settings = terret_backend_info_list_settings (info, &n_settings);
 
       json_builder_begin_object (builder);
       json_builder_set_member_name (builder, "name");
@@ -506,9 +435,9 @@ backends_to_json (void)
 
       json_builder_set_member_name (builder, "settings");
       json_builder_begin_array (builder);
-      for (guint i = 0; i < settings->len; i++)
+      for (guint i = 0; i < n_settings; i++)
         {
-          GParamSpec *pspec = g_ptr_array_index (settings, i);
+          GParamSpec *pspec = settings[i];
           const char *blurb = g_param_spec_get_blurb (pspec);
 
           json_builder_begin_object (builder);
@@ -528,7 +457,6 @@ backends_to_json (void)
       json_builder_end_array (builder);
 
       json_builder_end_object (builder);
-      g_type_class_unref (klass);
     }
 
   json_builder_end_array (builder);
@@ -547,8 +475,8 @@ backends_to_text (void)
       TerretBackendInfo *info = l->data;
       g_autoptr(GError) error = NULL;
       gboolean supported = terret_backend_info_check_supported (info, &error);
-      GObjectClass *klass = g_type_class_ref (terret_backend_info_get_backend_type (info));
-      g_autoptr(GPtrArray) settings = list_settings (klass);
+      guint n_settings = 0;
+      g_autofree GParamSpec **settings = terret_backend_info_list_settings (info, &n_settings);
       const char *module = terret_backend_info_get_module_path (info);
 
       if (out->len > 0)
@@ -566,24 +494,22 @@ backends_to_text (void)
           g_string_append_printf (out, "  containment: %s\n", containment);
       }
 
-      if (settings->len == 0)
+      if (n_settings == 0)
         g_string_append (out, "  settings: none\n");
       else
         g_string_append (out, "  settings:\n");
 
-      for (guint i = 0; i < settings->len; i++)
+      for (guint i = 0; i < n_settings; i++)
         {
-          GParamSpec *pspec = g_ptr_array_index (settings, i);
+          GParamSpec *pspec = settings[i];
           const char *blurb = g_param_spec_get_blurb (pspec);
-          g_autofree char *def = value_to_text (g_param_spec_get_default_value (pspec));
+          g_autofree char *def = default_to_text (pspec);
 
           g_string_append_printf (out, "    %s (%s, default %s)\n",
                                   g_param_spec_get_name (pspec), describe_type (pspec), def);
           if (blurb != NULL)
             g_string_append_printf (out, "        %s\n", blurb);
         }
-
-      g_type_class_unref (klass);
     }
 
   return g_string_free (g_steal_pointer (&out), FALSE);
@@ -784,12 +710,8 @@ main (int    argc,
       return CLI_EXIT_NOT_RUN;
     }
 
-  if (!(timeout >= 0) || timeout > G_MAXINT)
-    {
-      g_set_error (&error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
-                   "--timeout must be a number of seconds from 0 up, got %g", timeout);
-      return fail_not_run (json, error);
-    }
+  if (!cli_check_seconds ("--timeout", timeout, &error))
+    return fail_not_run (json, error);
 
   if (capture_opt != NULL && !cli_parse_capture (capture_opt, &capture, &error))
     return fail_not_run (json, error);

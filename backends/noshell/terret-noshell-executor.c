@@ -87,22 +87,13 @@ terret_noshell_executor_init (TerretNoshellExecutor *self)
 {
 }
 
-G_MODULE_EXPORT void
-g_io_module_load (GIOModule *module)
+static void
+noshell_module_load (GTypeModule *module)
 {
-  terret_noshell_executor_register_type (G_TYPE_MODULE (module));
+  terret_noshell_executor_register_type (module);
   /* Lowest of all: chosen by priority only when nothing can run commands. */
   g_io_extension_point_implement (TERRET_EXECUTOR_EXTENSION_POINT_NAME,
                                   TERRET_TYPE_NOSHELL_EXECUTOR, "noshell", -100);
 }
 
-G_MODULE_EXPORT void
-g_io_module_unload (GIOModule *module)
-{
-}
-
-G_MODULE_EXPORT char **
-g_io_module_query (void)
-{
-  return g_strsplit (TERRET_EXECUTOR_EXTENSION_POINT_NAME, "!", 0);
-}
+TERRET_DEFINE_BACKEND_MODULE (noshell_module_load)

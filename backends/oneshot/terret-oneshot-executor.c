@@ -41,12 +41,10 @@ terret_oneshot_executor_init (TerretOneshotExecutor *self)
 
 /* --- Module ------------------------------------------------------------ */
 
-/* The entry points are declared by <gio/giomodule.h>; G_MODULE_EXPORT
- * keeps them visible from a module built with hidden symbols. */
-G_MODULE_EXPORT void
-g_io_module_load (GIOModule *module)
+static void
+oneshot_module_load (GTypeModule *module)
 {
-  terret_oneshot_executor_register_type (G_TYPE_MODULE (module));
+  terret_oneshot_executor_register_type (module);
   /* Below pty: without a persistent session, `cd` and `export` do not
    * carry over, which is not what a caller who named no backend expects
    * of a shell. */
@@ -54,15 +52,4 @@ g_io_module_load (GIOModule *module)
                                   terret_oneshot_executor_get_type (), "oneshot", 50);
 }
 
-G_MODULE_EXPORT void
-g_io_module_unload (GIOModule *module)
-{
-}
-
-G_MODULE_EXPORT char **
-g_io_module_query (void)
-{
-  char *extension_points[] = { (char *)TERRET_EXECUTOR_EXTENSION_POINT_NAME, NULL };
-
-  return g_strdupv (extension_points);
-}
+TERRET_DEFINE_BACKEND_MODULE (oneshot_module_load)

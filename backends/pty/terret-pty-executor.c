@@ -87,26 +87,15 @@ terret_pty_executor_init (TerretPtyExecutor *self)
 
 /* --- Module ------------------------------------------------------------ */
 
-G_MODULE_EXPORT void
-g_io_module_load (GIOModule *module)
+static void
+pty_module_load (GTypeModule *module)
 {
-  terret_pty_channel_register (G_TYPE_MODULE (module));
-  terret_pty_executor_register_type (G_TYPE_MODULE (module));
+  terret_pty_channel_register (module);
+  terret_pty_executor_register_type (module);
   /* Highest of all: on a host with bash, a persistent session is what a
    * caller expects of a shell. */
   g_io_extension_point_implement (TERRET_EXECUTOR_EXTENSION_POINT_NAME,
                                   terret_pty_executor_get_type (), "pty", 100);
 }
 
-G_MODULE_EXPORT void
-g_io_module_unload (GIOModule *module)
-{
-}
-
-G_MODULE_EXPORT char **
-g_io_module_query (void)
-{
-  char *extension_points[] = { (char *)TERRET_EXECUTOR_EXTENSION_POINT_NAME, NULL };
-
-  return g_strdupv (extension_points);
-}
+TERRET_DEFINE_BACKEND_MODULE (pty_module_load)

@@ -9,8 +9,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "terret-command-executor.h"
 #include "terret-command-run-private.h"
-#include "terret-launcher-private.h"
 #include "terret-sandbox-private.h"
 #include "terret-error.h"
 #include "terret-executor.h"
@@ -85,32 +85,68 @@ G_DEFINE_ABSTRACT_TYPE_WITH_CODE (TerretCommandExecutor, terret_command_executor
                                   G_IMPLEMENT_INTERFACE (TERRET_TYPE_EXECUTOR, executor_iface_init)
                                   G_IMPLEMENT_INTERFACE (G_TYPE_INITABLE, initable_iface_init))
 
-static const TerretSettingId command_settings[] = {
-  TERRET_SETTING_TIMEOUT,
-  TERRET_SETTING_MAX_OUTPUT,
-  TERRET_SETTING_CWD,
-  TERRET_SETTING_ENV,
-  TERRET_SETTING_DRAIN_GRACE,
-  TERRET_SETTING_SHELL,
-  TERRET_SETTING_INTERRUPT_GRACE,
-  TERRET_SETTINGS_POLICY,
-};
-
 /* --- Runs ----------------------------------------------------------------- */
 
 /* A run is over: it leaves the table, and a detached command's end nobody
  * waits for is parked for the next poll of its key. */
-void
-_terret_command_executor_run_ended (TerretCommandExecutor *self,
-                                    CommandRun            *run,
-                                    TerretResult          *parked)
+static void
+run_ended (gpointer      owner,
+           CommandRun   *run,
+           TerretResult *parked)
 {
+  TerretCommandExecutor *self = owner;
   TerretCommandExecutorPrivate *priv = terret_command_executor_get_instance_private (self);
 
   g_ptr_array_remove_fast (priv->runs, run);
   if (parked != NULL)
     g_hash_table_replace (priv->parked, g_strdup (run->session), g_object_ref (parked));
 }
+
+/* Removes the files of a closed key, but for those a caller took. */
+static void
+spools_remove (gpointer data)
+{
+  GPtrArray *spools = data;
+
+  for (guint i = 0; i < spools->len; i++)
+    _terret_spool_remove (g_ptr_array_index (spools, i));
+  g_ptr_array_unref (spools);
+}
+
+/* A run's full-output file, kept until its session key is closed. */
+static void
+keep_spool (TerretCommandExecutor *self,
+            const char            *session,
+            TerretSpool           *spool)
+{
+  TerretCommandExecutorPrivate *priv = terret_command_executor_get_instance_private (self);
+  GPtrArray *spools = g_hash_table_lookup (priv->spools, session);
+
+  if (spools == NULL)
+    {
+      spools = g_ptr_array_new_with_free_func ((GDestroyNotify) _terret_spool_unref);
+      g_hash_table_insert (priv->spools, g_strdup (session), spools);
+    }
+  g_ptr_array_add (spools, _terret_spool_ref (spool));
+}
+
+static gboolean
+run_prepare (gpointer         owner,
+             TerretRequest   *request,
+             TerretLauncher  *launcher,
+             GPtrArray       *argv,
+             GError         **error)
+{
+  TerretCommandExecutor *self = owner;
+
+  return TERRET_COMMAND_EXECUTOR_GET_CLASS (self)->prepare_run (self, request, launcher, argv,
+                                                                error);
+}
+
+static const TerretCommandRunFuncs run_funcs = {
+  run_prepare,
+  run_ended,
+};
 
 /* Runs of one key are independent, except around a command that may
  * detach: it needs the key to itself, so that a poll or an interrupt of
@@ -138,7 +174,7 @@ check_session_free (TerretCommandExecutor  *self,
                        "interrupt it, and run again once it ended", session);
           return FALSE;
         }
-      if (run->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
+      if (run->plan->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
         {
           g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_BUSY,
                        "Session “%s” is running a command whose timeout detaches; it has the "
@@ -297,7 +333,6 @@ terret_command_executor_run_async (TerretExecutor      *executor,
   g_autoptr(GError) error = NULL;
   g_autoptr(TerretLauncherLink) launcher_link = NULL;
   TerretResult *parked;
-  double timeout;
   CommandRun *run;
 
   g_task_set_source_tag (task, terret_command_executor_run_async);
@@ -316,10 +351,6 @@ terret_command_executor_run_async (TerretExecutor      *executor,
     }
 
   settings = _terret_settings_store_snapshot (&priv->settings);
-  timeout = terret_request_get_timeout (request);
-  if (timeout <= 0)
-    timeout = settings->timeout;
-
   launcher_link = get_link (self, settings, &error);
   if (launcher_link == NULL)
     {
@@ -327,7 +358,8 @@ terret_command_executor_run_async (TerretExecutor      *executor,
       return;
     }
 
-  run = _terret_command_run_new (self, g_object_ref (task), request, settings, timeout);
+  run = _terret_command_run_new (&run_funcs, self, g_object_ref (task), request,
+                                 _terret_run_plan_new (settings, request));
   if (!_terret_command_run_spawn (run, launcher_link, cancellable, &error))
     {
       /* Nothing ran: nothing to keep. */
@@ -338,6 +370,11 @@ terret_command_executor_run_async (TerretExecutor      *executor,
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
+
+  /* Its full-output files stay until its key is closed. */
+  for (guint i = 0; i < G_N_ELEMENTS (run->streams); i++)
+    if (run->streams[i].spool != NULL)
+      keep_spool (self, run->session, run->streams[i].spool);
 
   /* The end of a command detached earlier in this key, never polled: its
    * caller chose to run something else instead of collecting it. */
@@ -398,34 +435,6 @@ terret_command_executor_close_session (TerretExecutor *executor,
       g_hash_table_remove (priv->parked, session);
       g_hash_table_remove (priv->spools, session);
     }
-}
-
-/* Removes the files of a closed key, but for those a caller took. */
-static void
-spools_remove (gpointer data)
-{
-  GPtrArray *spools = data;
-
-  for (guint i = 0; i < spools->len; i++)
-    _terret_spool_remove (g_ptr_array_index (spools, i));
-  g_ptr_array_unref (spools);
-}
-
-/* A run's full-output file, kept until its session key is closed. */
-void
-_terret_command_executor_keep_spool (TerretCommandExecutor *self,
-                                     const char            *session,
-                                     TerretSpool           *spool)
-{
-  TerretCommandExecutorPrivate *priv = terret_command_executor_get_instance_private (self);
-  GPtrArray *spools = g_hash_table_lookup (priv->spools, session);
-
-  if (spools == NULL)
-    {
-      spools = g_ptr_array_new_with_free_func ((GDestroyNotify) _terret_spool_unref);
-      g_hash_table_insert (priv->spools, g_strdup (session), spools);
-    }
-  g_ptr_array_add (spools, _terret_spool_ref (spool));
 }
 
 static void
@@ -509,7 +518,7 @@ terret_command_executor_poll_async (TerretExecutor      *executor,
         continue;
       if (r->detach.detached)
         run = r;
-      else if (r->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
+      else if (r->plan->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
         in_flight = TRUE;
     }
 
@@ -677,104 +686,9 @@ terret_command_executor_class_init (TerretCommandExecutorClass *klass)
   klass->prepare_run = terret_command_executor_real_prepare_run;
   klass->describe_containment = terret_command_executor_real_describe_containment;
 
-  /**
-   * TerretCommandExecutor:timeout:
-   *
-   * Seconds a command may run when its request names no timeout; then it
-   * and everything it started are killed.
-   *
-   * Since: 0.2
-   */
-  /**
-   * TerretCommandExecutor:max-output:
-   *
-   * Bytes kept of the end of each of stdout and stderr; up to a quarter
-   * more is held before older lines are dropped and counted.
-   *
-   * Since: 0.2
-   */
-  /**
-   * TerretCommandExecutor:cwd:
-   *
-   * The working directory of commands whose request names none, or %NULL
-   * for the host's own.
-   *
-   * Since: 0.2
-   */
-  /**
-   * TerretCommandExecutor:env:
-   *
-   * `VARIABLE=value` entries layered over the inherited environment of
-   * every command; a request's own entries go on top.
-   *
-   * Since: 0.2
-   */
-  /**
-   * TerretCommandExecutor:drain-grace:
-   *
-   * Seconds to keep reading output after the shell exits while processes
-   * it left running hold its pipes, before they are killed.
-   *
-   * Since: 0.2
-   */
-  /**
-   * TerretCommandExecutor:shell:
-   *
-   * The bash that runs each command as `SHELL -c COMMAND`: a path, or a
-   * name looked up in `PATH`.
-   *
-   * Since: 0.2
-   */
-  /**
-   * TerretCommandExecutor:interrupt-grace:
-   *
-   * Seconds an interrupted command may go on running before it is killed
-   * with everything it started.
-   *
-   * Since: 0.2
-   */
-  /**
-   * TerretCommandExecutor:capture:
-   *
-   * Which bytes of each stream past
-   * [property@Terret.CommandExecutor:max-output] are kept: the tail (the
-   * default), the head, or the first and last halves
-   * (%TERRET_CAPTURE_MODE_HEAD_TAIL); a request may choose its own with
-   * [method@Terret.Request.set_capture]. Setting
-   * %TERRET_CAPTURE_MODE_DEFAULT restores the tail.
-   *
-   * Since: 0.2
-   */
-  /**
-   * TerretCommandExecutor:keep-full-output:
-   *
-   * Whether every run writes every byte of its output to a file, named by
-   * [method@Terret.Result.get_full_output] and removed when the session
-   * closes unless the caller takes it
-   * ([method@Terret.Result.steal_full_output]).
-   *
-   * Since: 0.2
-   */
-  /**
-   * TerretCommandExecutor:full-output-dir:
-   *
-   * The directory of full-output files, created 0700 when missing; %NULL
-   * for `terret-exec` under `$XDG_RUNTIME_DIR`, or without one,
-   * `terret-exec-UID` in the temporary directory, which must be this
-   * user's alone.
-   *
-   * Since: 0.2
-   */
-  /**
-   * TerretCommandExecutor:full-output-max:
-   *
-   * Bytes a full-output file holds at most (1 GiB by default); past it the
-   * output is counted and the notice says how much the file lacks.
-   *
-   * Since: 0.2
-   */
-  _terret_settings_install (object_class, TERRET_ENGINE_COMMAND, command_settings,
-                            G_N_ELEMENTS (command_settings));
+  /* The settings both engines share, and their docs, come from one table
+   * (settings/terret-common-settings.c). */
+  _terret_settings_install (object_class, TERRET_ENGINE_COMMAND);
 }
 
 static void

@@ -7,13 +7,9 @@
 
 #include <gio/gio.h>
 
-#include "terret-capture-private.h"
-#include "terret-command-executor.h"
-#include "terret-common-settings-private.h"
 #include "terret-detach-private.h"
-#include "terret-spool-private.h"
 #include "terret-launcher-link-private.h"
-#include "terret-timers-private.h"
+#include "terret-run-plan-private.h"
 
 G_BEGIN_DECLS
 
@@ -38,6 +34,23 @@ enum
 
 typedef struct _CommandRun CommandRun;
 
+/* What a run asks of its owner, the executor, without knowing it (as
+ * terret-detach.c's engines do). */
+typedef struct
+{
+  /* Fills in what the run's process starts: @argv and @launcher. */
+  gboolean (*prepare) (gpointer         owner,
+                       TerretRequest   *request,
+                       TerretLauncher  *launcher,
+                       GPtrArray       *argv,
+                       GError         **error);
+  /* The run is over and leaves the owner's runs; @parked, when not NULL,
+   * is a detached command's end that nobody waits for. */
+  void     (*ended)   (gpointer         owner,
+                       CommandRun      *run,
+                       TerretResult    *parked);
+} TerretCommandRunFuncs;
+
 typedef struct
 {
   CommandRun *run;              /* (unowned) the run this stream belongs to */
@@ -53,10 +66,11 @@ typedef struct
 
 struct _CommandRun
 {
-  TerretCommandExecutor *executor;  /* (unowned) the task holds a reference */
+  const TerretCommandRunFuncs *funcs;
+  gpointer owner;                   /* (unowned) the task holds a reference */
   GTask *task;                      /* (owned) (nullable) once detached */
   TerretRequest *request;           /* (owned) */
-  TerretSettings *settings;         /* (owned) */
+  TerretRunPlan *plan;              /* (owned) */
   char *session;                    /* (owned) */
   GMainContext *context;            /* (owned) */
 
@@ -67,10 +81,6 @@ struct _CommandRun
   TerretTimers timers;
   TerretDetach detach;
 
-  double timeout;
-  TerretTimeoutAction timeout_action;
-  gsize window;
-  TerretCaptureMode capture_mode;
   int wait_status;
   RunEnd end;
   guint exited : 1;                 /* the shell ended */
@@ -85,15 +95,14 @@ struct _CommandRun
   guint8 *buffer;                   /* (owned) */
 };
 
-/* terret-command-run.c */
-CommandRun *_terret_command_run_new    (TerretCommandExecutor  *executor,
+CommandRun *_terret_command_run_new    (const TerretCommandRunFuncs *funcs,
+                                        gpointer                owner,
                                         GTask                  *task,
                                         TerretRequest          *request,
-                                        TerretSettings         *settings,
-                                        double                  timeout);
+                                        TerretRunPlan          *plan);
 void        _terret_command_run_free   (CommandRun             *run);
 gboolean    _terret_command_run_spawn  (CommandRun             *run,
-                                        TerretLauncherLink       *launcher_link,
+                                        TerretLauncherLink     *launcher_link,
                                         GCancellable           *cancellable,
                                         GError                **error);
 void        _terret_command_run_stop   (CommandRun             *run,
@@ -102,13 +111,5 @@ void        _terret_command_run_end_now (CommandRun            *run);
 void        _terret_command_run_interrupt (CommandRun          *run);
 gboolean    _terret_command_run_in_session (CommandRun         *run,
                                             const char         *session);
-
-/* terret-command-executor.c: what a run tells its executor */
-void        _terret_command_executor_run_ended (TerretCommandExecutor *self,
-                                                CommandRun            *run,
-                                                TerretResult          *parked);
-void        _terret_command_executor_keep_spool (TerretCommandExecutor *self,
-                                                 const char            *session,
-                                                 TerretSpool           *spool);
 
 G_END_DECLS

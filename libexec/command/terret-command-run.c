@@ -26,6 +26,7 @@
 #include "terret-launcher-private.h"
 #include "terret-process-private.h"
 #include "terret-result-private.h"
+#include "terret-utf8-private.h"
 #include "terret-util-private.h"
 
 /* Bytes taken from a pipe per dispatch. One read per dispatch, not a read
@@ -99,7 +100,7 @@ stream_frame (RunStream    *rs,
     {
       /* Backs off at most three bytes, the start of an incomplete
        * character, which then leads the next piece. */
-      gsize cut = terret_utf8_whole_prefix (rs->line->data, LINE_LIMIT);
+      gsize cut = _terret_utf8_whole_prefix (rs->line->data, LINE_LIMIT);
 
       terret_request_report_progress (request, rs->stream, rs->line->data, cut);
       g_byte_array_remove_range (rs->line, 0, cut);
@@ -111,7 +112,7 @@ stream_take (RunStream    *rs,
              const guint8 *data,
              gsize         len)
 {
-  terret_stream_capture_append (rs->capture, data, len);
+  _terret_stream_capture_append (rs->capture, data, len);
   if (rs->spool != NULL)
     _terret_spool_write (rs->spool, data, len);
 
@@ -224,38 +225,25 @@ static void run_on_timer (gpointer owner,
                           guint    which);
 static const TerretDetachFuncs detach_funcs;
 
-static TerretStreamCapture *
-run_new_capture (CommandRun *run)
-{
-  /* A tail's overshoot is a quarter of the window, and at most the
-   * default: each eviction then moves at most the window after at least a
-   * quarter of it arrived (amortized-linear), and a small max-output keeps
-   * a small peak (window + overshoot) instead of a fixed 256 KiB of
-   * slack. */
-  return terret_stream_capture_new (run->capture_mode, run->window);
-}
-
+/* Takes @plan. */
 CommandRun *
-_terret_command_run_new (TerretCommandExecutor *executor,
-                         GTask                 *task,
-                         TerretRequest         *request,
-                         TerretSettings        *settings,
-                         double                 timeout)
+_terret_command_run_new (const TerretCommandRunFuncs *funcs,
+                         gpointer                     owner,
+                         GTask                       *task,
+                         TerretRequest               *request,
+                         TerretRunPlan               *plan)
 {
   CommandRun *run = g_new0 (CommandRun, 1);
 
-  run->executor = executor;
+  run->funcs = funcs;
+  run->owner = owner;
   run->task = task;
   run->request = g_object_ref (request);
-  run->settings = _terret_settings_ref (settings);
+  run->plan = plan;
   run->session = g_strdup (terret_request_get_session (request));
   run->context = g_main_context_ref_thread_default ();
-  run->timeout = timeout;
-  run->timeout_action = terret_request_get_timeout_action (request);
   run->notices = g_string_new (NULL);
   run->buffer = g_malloc (READ_CHUNK);
-  run->window = _terret_settings_capture_limit (settings);
-  run->capture_mode = _terret_settings_capture_mode (settings, request);
   _terret_timers_init (&run->timers, run_on_timer, run, "[terret] command deadlines");
   _terret_detach_init (&run->detach, &detach_funcs, run, &run->timers, COMMAND_TIMER_POLL);
 
@@ -266,7 +254,7 @@ _terret_command_run_new (TerretCommandExecutor *executor,
       rs->run = run;
       rs->stream = i == 0 ? TERRET_STREAM_STDOUT : TERRET_STREAM_STDERR;
       rs->fd = -1;
-      rs->capture = run_new_capture (run);
+      rs->capture = _terret_run_plan_new_capture (run->plan);
       /* Framing lines nobody reads is wasted work. */
       if (terret_request_has_progress_func (request))
         rs->line = g_byte_array_new ();
@@ -291,7 +279,7 @@ _terret_command_run_free (CommandRun *run)
       _terret_clear_source (&rs->source);
       if (rs->fd >= 0)
         g_close (rs->fd, NULL);
-      g_clear_pointer (&rs->capture, terret_stream_capture_free);
+      g_clear_pointer (&rs->capture, _terret_stream_capture_free);
       g_clear_pointer (&rs->spool, _terret_spool_unref);
       if (rs->line != NULL)
         g_byte_array_unref (rs->line);
@@ -301,7 +289,7 @@ _terret_command_run_free (CommandRun *run)
   g_clear_object (&run->process);
   g_clear_object (&run->task);
   g_clear_object (&run->request);
-  g_clear_pointer (&run->settings, _terret_settings_unref);
+  g_clear_pointer (&run->plan, _terret_run_plan_free);
   g_clear_pointer (&run->session, g_free);
   g_clear_pointer (&run->context, g_main_context_unref);
   g_clear_pointer (&run->buffer, g_free);
@@ -379,7 +367,7 @@ run_check_done (CommandRun *run)
    * process (`sleep 30 & echo done`). Its output is not worth holding the
    * run for; read for a short grace, then kill it and return. */
   if (!_terret_timers_is_armed (&run->timers, COMMAND_TIMER_DRAIN))
-    _terret_timers_arm_in (&run->timers, COMMAND_TIMER_DRAIN, run->settings->drain_grace);
+    _terret_timers_arm_in (&run->timers, COMMAND_TIMER_DRAIN, run->plan->settings->drain_grace);
 }
 
 /* Stops a run for @end: everything it started is killed now; the run
@@ -434,29 +422,6 @@ run_on_exited (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
-static void
-add_dropped_notice (TerretResult *result,
-                    TerretStream  stream,
-                    gsize         kept,
-                    gsize         cut,
-                    guint64       dropped)
-{
-  g_autofree char *notice = NULL;
-
-  if (cut == 0)
-    notice = g_strdup_printf ("%s: kept the last %" G_GSIZE_FORMAT " bytes and dropped %"
-                              G_GUINT64_FORMAT " earlier ones.", stream_name (stream), kept,
-                              dropped);
-  else if (cut == kept)
-    notice = g_strdup_printf ("%s: kept the first %" G_GSIZE_FORMAT " bytes and dropped %"
-                              G_GUINT64_FORMAT " more.", stream_name (stream), kept, dropped);
-  else
-    notice = g_strdup_printf ("%s: kept the first %" G_GSIZE_FORMAT " and the last %"
-                              G_GSIZE_FORMAT " bytes and dropped the %" G_GUINT64_FORMAT
-                              " between them.", stream_name (stream), cut, kept - cut, dropped);
-  terret_result_add_notice (result, notice);
-}
-
 /* The output since the last result (the detaching run's, or the last
  * poll's) as a result of its own; unless @final, the next stretch starts
  * empty under the same cap. A stretch never ends inside a character: an
@@ -480,18 +445,18 @@ run_take_stretch_final (CommandRun *run,
       g_autoptr(GBytes) bytes = NULL;
       g_autoptr(GBytes) kept = NULL;
       guint64 dropped = 0;
-      guint64 seen = terret_stream_capture_get_seen (rs->capture);
+      guint64 seen = _terret_stream_capture_get_seen (rs->capture);
       gsize len = 0;
       gsize cut = 0;
       const guint8 *data;
       gsize whole;
 
-      bytes = terret_stream_capture_finish (rs->capture, FALSE, &dropped, &cut);
-      g_clear_pointer (&rs->capture, terret_stream_capture_free);
+      bytes = _terret_stream_capture_finish (rs->capture, FALSE, &dropped, &cut);
+      g_clear_pointer (&rs->capture, _terret_stream_capture_free);
       data = g_bytes_get_data (bytes, &len);
       /* The kept bytes end where the stretch does, unless a head dropped
        * its end (a head already ends on a whole character). */
-      whole = final || (dropped > 0 && cut == len) ? len : terret_utf8_whole_prefix (data, len);
+      whole = final || (dropped > 0 && cut == len) ? len : _terret_utf8_whole_prefix (data, len);
       kept = whole == len ? g_bytes_ref (bytes) : g_bytes_new_from_bytes (bytes, 0, whole);
 
       if (rs->stream == TERRET_STREAM_STDOUT)
@@ -501,9 +466,13 @@ run_take_stretch_final (CommandRun *run,
 
       if (dropped > 0)
         {
+          g_autofree char *notice = _terret_run_plan_describe_dropped (run->plan,
+                                                                       stream_name (rs->stream),
+                                                                       whole, cut, dropped, seen);
+
           terret_result_set_dropped (result, rs->stream, dropped, cut);
           terret_result_set_omitted_at (result, rs->stream, rs->offset + cut);
-          add_dropped_notice (result, rs->stream, whole, cut, dropped);
+          terret_result_add_notice (result, notice);
         }
 
       if (rs->spool != NULL)
@@ -524,10 +493,10 @@ run_take_stretch_final (CommandRun *run,
 
       if (!final)
         {
-          rs->capture = run_new_capture (run);
+          rs->capture = _terret_run_plan_new_capture (run->plan);
           rs->carry = len - whole;
           rs->offset += seen - rs->carry;
-          terret_stream_capture_append (rs->capture, data + whole, rs->carry);
+          _terret_stream_capture_append (rs->capture, data + whole, rs->carry);
         }
     }
 
@@ -541,7 +510,6 @@ run_take_stretch_final (CommandRun *run,
 static void
 run_complete (CommandRun *run)
 {
-  TerretCommandExecutor *executor = run->executor;
   g_autoptr(TerretResult) result = NULL;
   g_autoptr(GTask) task = NULL;
 
@@ -560,7 +528,7 @@ run_complete (CommandRun *run)
 
   if (run->end == RUN_END_CANCELLED)
     {
-      _terret_command_executor_run_ended (executor, run, NULL);
+      run->funcs->ended (run->owner, run, NULL);
       _terret_command_run_free (run);
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED,
                                "The command was cancelled and killed");
@@ -574,23 +542,14 @@ run_complete (CommandRun *run)
   if (run->exited_on_its_own)
     terret_result_set_wait_status (result, run->wait_status);
 
-  {
-    TerretLimits hit = _terret_process_get_limits_hit (run->process);
-    g_autofree char *notice = NULL;
-
-    if (run->exited_on_its_own)
-      hit |= _terret_settings_limits_from_status (run->settings, run->wait_status);
-    notice = _terret_settings_describe_limits_hit (run->settings, hit);
-    terret_result_set_limits_hit (result, hit);
-    if (notice != NULL)
-      terret_result_add_notice (result, notice);
-  }
+  _terret_run_plan_note_limits (run->plan, result, _terret_process_get_limits_hit (run->process),
+                                run->exited_on_its_own ? run->wait_status : -1);
 
   switch (run->end)
     {
     case RUN_END_TIMEOUT:
       {
-        g_autofree char *seconds = _terret_format_seconds (run->timeout);
+        g_autofree char *seconds = _terret_format_seconds (run->plan->timeout);
         g_autofree char *notice = g_strdup_printf ("Timed out after %ss; the command was killed.",
                                                    seconds);
 
@@ -609,7 +568,7 @@ run_complete (CommandRun *run)
 
     case RUN_END_INTERRUPTED:
       {
-        g_autofree char *seconds = _terret_format_seconds (run->settings->interrupt_grace);
+        g_autofree char *seconds = _terret_format_seconds (run->plan->settings->interrupt_grace);
         g_autofree char *notice = NULL;
 
         if (run->exited_on_its_own)
@@ -635,8 +594,7 @@ run_complete (CommandRun *run)
 
   /* A detached command's end that nobody waits for: the next poll of its
    * key collects it, unless the key was closed. */
-  _terret_command_executor_run_ended (executor, run,
-                                      task == NULL && run->end != RUN_END_CLOSED ? result : NULL);
+  run->funcs->ended (run->owner, run, task == NULL && run->end != RUN_END_CLOSED ? result : NULL);
   _terret_command_run_free (run);
   if (task != NULL)
     g_task_return_pointer (task, g_steal_pointer (&result), g_object_unref);
@@ -650,7 +608,7 @@ _terret_command_run_end_now (CommandRun *run)
 {
   g_assert (run->task == NULL && run->detach.poll_task == NULL);
 
-  _terret_command_executor_run_ended (run->executor, run, NULL);
+  run->funcs->ended (run->owner, run, NULL);
   _terret_command_run_free (run);
 }
 
@@ -665,7 +623,7 @@ run_on_timer (gpointer owner,
   switch (which)
     {
     case COMMAND_TIMER_TIMEOUT:
-      if (run->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
+      if (run->plan->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
         {
           g_autoptr(GTask) task = g_steal_pointer (&run->task);
 
@@ -681,12 +639,12 @@ run_on_timer (gpointer owner,
                * polls carry the rest. */
               if (rs->line->len > 0)
                 terret_request_report_progress (run->request, rs->stream, rs->line->data,
-                                                terret_utf8_whole_prefix (rs->line->data,
-                                                                          rs->line->len));
+                                                _terret_utf8_whole_prefix (rs->line->data,
+                                                                           rs->line->len));
               g_clear_pointer (&rs->line, g_byte_array_unref);
             }
           /* Last: the run's callback may free the run. */
-          g_task_return_pointer (task, _terret_detach_begin (&run->detach, run->timeout,
+          g_task_return_pointer (task, _terret_detach_begin (&run->detach, run->plan->timeout,
                                                              run->session, FALSE),
                                  g_object_unref);
         }
@@ -718,7 +676,7 @@ _terret_command_run_interrupt (CommandRun *run)
 
   terret_process_signal_group (run->process, SIGINT);
   if (!_terret_timers_is_armed (&run->timers, COMMAND_TIMER_ESCALATE))
-    _terret_timers_arm_in (&run->timers, COMMAND_TIMER_ESCALATE, run->settings->interrupt_grace);
+    _terret_timers_arm_in (&run->timers, COMMAND_TIMER_ESCALATE, run->plan->settings->interrupt_grace);
 }
 
 static gboolean
@@ -748,7 +706,7 @@ run_has_news (gpointer data)
   CommandRun *run = data;
 
   for (guint i = 0; i < G_N_ELEMENTS (run->streams); i++)
-    if (terret_stream_capture_get_seen (run->streams[i].capture) > run->streams[i].carry)
+    if (_terret_stream_capture_get_seen (run->streams[i].capture) > run->streams[i].carry)
       return TRUE;
 
   return run->notices->len > 0;
@@ -781,7 +739,7 @@ run_read_pending (gpointer data)
                       (run->streams[0].fd < 0 && run->streams[1].fd < 0)))
     return !run_finish (run);
   if (run->exited && !_terret_timers_is_armed (&run->timers, COMMAND_TIMER_DRAIN))
-    _terret_timers_arm_in (&run->timers, COMMAND_TIMER_DRAIN, run->settings->drain_grace);
+    _terret_timers_arm_in (&run->timers, COMMAND_TIMER_DRAIN, run->plan->settings->drain_grace);
 
   return TRUE;
 }
@@ -843,20 +801,17 @@ _terret_command_run_spawn (CommandRun        *run,
                            GCancellable      *cancellable,
                            GError           **error)
 {
-  TerretCommandExecutorClass *klass = TERRET_COMMAND_EXECUTOR_GET_CLASS (run->executor);
   g_autoptr(TerretLauncher) launcher = _terret_launcher_new_for (launcher_link);
   g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
-  g_auto(GStrv) envp = NULL;
   const char *cwd = terret_request_get_cwd (run->request);
-  gboolean far = _terret_launcher_link_is_far (launcher_link);
-  const char *no_environ[] = { NULL };
   int fds[2][2] = { { -1, -1 }, { -1, -1 } };
 
   if (cwd == NULL)
-    cwd = run->settings->cwd;
+    cwd = run->plan->settings->cwd;
   /* A far side's directories are not this host's: one that is not there
    * fails the spawn, naming it. */
-  if (cwd != NULL && !far && !g_file_test (cwd, G_FILE_TEST_IS_DIR))
+  if (cwd != NULL && !_terret_launcher_link_is_far (launcher_link) &&
+      !g_file_test (cwd, G_FILE_TEST_IS_DIR))
     {
       g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
                    "The working directory “%s” is not a directory", cwd);
@@ -868,7 +823,7 @@ _terret_command_run_spawn (CommandRun        *run,
     {
       GError *local_error = NULL;
 
-      run->streams[i].spool = _terret_settings_open_spool (run->settings, run->request,
+      run->streams[i].spool = _terret_run_plan_open_spool (run->plan,
                                                            i == 0 ? ".stdout" : ".stderr",
                                                            &local_error);
       if (local_error != NULL)
@@ -876,19 +831,11 @@ _terret_command_run_spawn (CommandRun        *run,
           g_propagate_error (error, local_error);
           return FALSE;
         }
-      if (run->streams[i].spool != NULL)
-        _terret_command_executor_keep_spool (run->executor, run->session, run->streams[i].spool);
     }
 
-  /* Not the host's environment on a far side: the far side's own is
-   * under what is given there. */
-  envp = _terret_settings_build_environ (run->settings, far ? (const char * const *)no_environ : NULL,
-                                         terret_request_get_env (run->request), error);
-  if (envp == NULL)
+  if (!_terret_settings_prepare_launcher (run->plan->settings, launcher, cwd,
+                                          terret_request_get_env (run->request), error))
     return FALSE;
-  terret_launcher_set_environ (launcher, (const char * const *)envp);
-  terret_launcher_set_cwd (launcher, cwd);
-  _terret_settings_apply_limits (run->settings, launcher);
 
   for (guint i = 0; i < 2; i++)
     {
@@ -910,7 +857,7 @@ _terret_command_run_spawn (CommandRun        *run,
       run->streams[i].fd = fds[i][0];
     }
 
-  if (!klass->prepare_run (run->executor, run->request, launcher, argv, error))
+  if (!run->funcs->prepare (run->owner, run->request, launcher, argv, error))
     return FALSE;
   g_ptr_array_add (argv, NULL);
 
@@ -931,7 +878,7 @@ _terret_command_run_spawn (CommandRun        *run,
   g_source_attach (run->exit_source, run->context);
 
   _terret_timers_attach (&run->timers, run->context);
-  _terret_timers_arm_in (&run->timers, COMMAND_TIMER_TIMEOUT, run->timeout);
+  _terret_timers_arm_in (&run->timers, COMMAND_TIMER_TIMEOUT, run->plan->timeout);
 
   /* A cancellable source, not a signal handler: g_cancellable_cancel()
    * may come from any thread, and the source brings the stop to the

@@ -1,4 +1,5 @@
-/* terret-capture-private.h: bounded output capture shared by the engines
+/* terret-capture-private.h: bounded output capture: the three ways to keep
+ * a stream's bytes, and the stream capture the engines use, which picks one
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -10,12 +11,6 @@
 #include "terret-types.h"
 
 G_BEGIN_DECLS
-
-gsize terret_utf8_whole_prefix (const guint8 *data,
-                                gsize         len);
-gsize terret_utf8_whole_suffix (const guint8 *data,
-                                gsize         len,
-                                gsize         start);
 
 /*
  * TerretHeadCapture:
@@ -36,24 +31,24 @@ gsize terret_utf8_whole_suffix (const guint8 *data,
  */
 typedef struct _TerretHeadCapture TerretHeadCapture;
 
-#define TERRET_TYPE_HEAD_CAPTURE (terret_head_capture_get_type ())
+#define TERRET_TYPE_HEAD_CAPTURE (_terret_head_capture_get_type ())
 
-GType               terret_head_capture_get_type      (void) G_GNUC_CONST;
-TerretHeadCapture  *terret_head_capture_new           (gsize               limit,
-                                                       gsize               window);
-void                terret_head_capture_free          (TerretHeadCapture  *self);
-void                terret_head_capture_append        (TerretHeadCapture  *self,
-                                                       const guint8       *data,
-                                                       gsize               len);
-guint64             terret_head_capture_get_seen      (TerretHeadCapture  *self);
-const guint8       *terret_head_capture_peek          (TerretHeadCapture  *self,
-                                                       guint64            *region_start,
-                                                       gsize              *region_len);
-GBytes             *terret_head_capture_finish        (TerretHeadCapture  *self,
-                                                       guint64             end,
-                                                       guint64            *dropped);
-GBytes             *terret_head_capture_finish_partial (TerretHeadCapture *self,
-                                                       guint64            *dropped);
+GType              _terret_head_capture_get_type       (void) G_GNUC_CONST;
+TerretHeadCapture *_terret_head_capture_new            (gsize               limit,
+                                                        gsize               window);
+void               _terret_head_capture_free           (TerretHeadCapture  *self);
+void               _terret_head_capture_append         (TerretHeadCapture  *self,
+                                                        const guint8       *data,
+                                                        gsize               len);
+guint64            _terret_head_capture_get_seen       (TerretHeadCapture  *self);
+const guint8      *_terret_head_capture_peek           (TerretHeadCapture  *self,
+                                                        guint64            *region_start,
+                                                        gsize              *region_len);
+GBytes            *_terret_head_capture_finish         (TerretHeadCapture  *self,
+                                                        guint64             end,
+                                                        guint64            *dropped);
+GBytes            *_terret_head_capture_finish_partial (TerretHeadCapture  *self,
+                                                        guint64            *dropped);
 
 /*
  * TerretTailCapture:
@@ -64,7 +59,7 @@ GBytes             *terret_head_capture_finish_partial (TerretHeadCapture *self,
  */
 typedef struct _TerretTailCapture TerretTailCapture;
 
-#define TERRET_TYPE_TAIL_CAPTURE (terret_tail_capture_get_type ())
+#define TERRET_TYPE_TAIL_CAPTURE (_terret_tail_capture_get_type ())
 
 /*
  * TERRET_TAIL_CAPTURE_DEFAULT_WINDOW:
@@ -81,20 +76,20 @@ typedef struct _TerretTailCapture TerretTailCapture;
  */
 #define TERRET_TAIL_CAPTURE_DEFAULT_OVERSHOOT (256 * 1024)
 
-GType               terret_tail_capture_get_type      (void) G_GNUC_CONST;
-TerretTailCapture  *terret_tail_capture_new           (gsize               window,
-                                                       gsize               overshoot);
-void                terret_tail_capture_free          (TerretTailCapture  *self);
-void                terret_tail_capture_append        (TerretTailCapture  *self,
-                                                       const guint8       *data,
-                                                       gsize               len);
-guint64             terret_tail_capture_get_seen      (TerretTailCapture  *self);
-gsize               terret_tail_capture_get_size      (TerretTailCapture  *self);
-GBytes             *terret_tail_capture_finish        (TerretTailCapture  *self,
-                                                       guint64            *dropped);
+GType              _terret_tail_capture_get_type (void) G_GNUC_CONST;
+TerretTailCapture *_terret_tail_capture_new      (gsize               window,
+                                                  gsize               overshoot);
+void               _terret_tail_capture_free     (TerretTailCapture  *self);
+void               _terret_tail_capture_append   (TerretTailCapture  *self,
+                                                  const guint8       *data,
+                                                  gsize               len);
+guint64            _terret_tail_capture_get_seen (TerretTailCapture  *self);
+gsize              _terret_tail_capture_get_size (TerretTailCapture  *self);
+GBytes            *_terret_tail_capture_finish   (TerretTailCapture  *self,
+                                                  guint64            *dropped);
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (TerretHeadCapture, terret_head_capture_free)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (TerretTailCapture, terret_tail_capture_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TerretHeadCapture, _terret_head_capture_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TerretTailCapture, _terret_tail_capture_free)
 
 /*
  * TerretHeadTailCapture:
@@ -106,16 +101,16 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (TerretTailCapture, terret_tail_capture_free)
  */
 typedef struct _TerretHeadTailCapture TerretHeadTailCapture;
 
-TerretHeadTailCapture *terret_head_tail_capture_new      (gsize                   limit);
-void                   terret_head_tail_capture_free     (TerretHeadTailCapture  *self);
-void                   terret_head_tail_capture_append   (TerretHeadTailCapture  *self,
-                                                          const guint8           *data,
-                                                          gsize                   len);
-guint64                terret_head_tail_capture_get_seen (TerretHeadTailCapture  *self);
-gsize                  terret_head_tail_capture_get_size (TerretHeadTailCapture  *self);
-GBytes                *terret_head_tail_capture_finish   (TerretHeadTailCapture  *self,
-                                                          guint64                *dropped,
-                                                          gsize                  *cut_offset);
+TerretHeadTailCapture *_terret_head_tail_capture_new      (gsize                   limit);
+void                   _terret_head_tail_capture_free     (TerretHeadTailCapture  *self);
+void                   _terret_head_tail_capture_append   (TerretHeadTailCapture  *self,
+                                                           const guint8           *data,
+                                                           gsize                   len);
+guint64                _terret_head_tail_capture_get_seen (TerretHeadTailCapture  *self);
+gsize                  _terret_head_tail_capture_get_size (TerretHeadTailCapture  *self);
+GBytes                *_terret_head_tail_capture_finish   (TerretHeadTailCapture  *self,
+                                                           guint64                *dropped,
+                                                           gsize                  *cut_offset);
 
 /*
  * TerretStreamCapture:
@@ -128,20 +123,20 @@ GBytes                *terret_head_tail_capture_finish   (TerretHeadTailCapture 
  */
 typedef struct _TerretStreamCapture TerretStreamCapture;
 
-TerretStreamCapture *terret_stream_capture_new      (TerretCaptureMode     mode,
-                                                     gsize                 limit);
-void                 terret_stream_capture_free     (TerretStreamCapture  *self);
-TerretCaptureMode    terret_stream_capture_get_mode (TerretStreamCapture  *self);
-void                 terret_stream_capture_append   (TerretStreamCapture  *self,
-                                                     const guint8         *data,
-                                                     gsize                 len);
-guint64              terret_stream_capture_get_seen (TerretStreamCapture  *self);
-GBytes              *terret_stream_capture_finish   (TerretStreamCapture  *self,
-                                                     gboolean              partial,
-                                                     guint64              *dropped,
-                                                     gsize                *cut_offset);
+TerretStreamCapture *_terret_stream_capture_new      (TerretCaptureMode     mode,
+                                                      gsize                 limit);
+void                 _terret_stream_capture_free     (TerretStreamCapture  *self);
+TerretCaptureMode    _terret_stream_capture_get_mode (TerretStreamCapture  *self);
+void                 _terret_stream_capture_append   (TerretStreamCapture  *self,
+                                                      const guint8         *data,
+                                                      gsize                 len);
+guint64              _terret_stream_capture_get_seen (TerretStreamCapture  *self);
+GBytes              *_terret_stream_capture_finish   (TerretStreamCapture  *self,
+                                                      gboolean              partial,
+                                                      guint64              *dropped,
+                                                      gsize                *cut_offset);
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (TerretHeadTailCapture, terret_head_tail_capture_free)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (TerretStreamCapture, terret_stream_capture_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TerretHeadTailCapture, _terret_head_tail_capture_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TerretStreamCapture, _terret_stream_capture_free)
 
 G_END_DECLS

@@ -87,17 +87,6 @@ G_DEFINE_ABSTRACT_TYPE_WITH_CODE (TerretSessionExecutor, terret_session_executor
                                   G_IMPLEMENT_INTERFACE (TERRET_TYPE_EXECUTOR, executor_iface_init)
                                   G_IMPLEMENT_INTERFACE (G_TYPE_INITABLE, initable_iface_init))
 
-static const TerretSettingId session_settings[] = {
-  TERRET_SETTING_TIMEOUT,
-  TERRET_SETTING_MAX_OUTPUT,
-  TERRET_SETTING_CWD,
-  TERRET_SETTING_ENV,
-  TERRET_SETTING_SHELL,
-  TERRET_SETTING_HANDSHAKE_TIMEOUT,
-  TERRET_SETTING_INTERRUPT_GRACE,
-  TERRET_SETTINGS_POLICY,
-};
-
 /* --- Starting shells ------------------------------------------------------ */
 
 /* The launcher a shell with @settings starts under: on the subclass's far
@@ -134,25 +123,14 @@ start_shell (TerretShellSession  *session,
   TerretSessionExecutorClass *klass = TERRET_SESSION_EXECUTOR_GET_CLASS (self);
   g_autoptr(TerretLauncherLink) launcher_link = NULL;
   g_autoptr(TerretLauncher) launcher = NULL;
-  g_auto(GStrv) envp = NULL;
-  const char *no_environ[] = { NULL };
 
   launcher_link = get_link (self, settings, error);
   if (launcher_link == NULL)
     return NULL;
 
-  /* Not the host's environment on a far side: the far side's own is
-   * under what is given there. */
-  envp = _terret_settings_build_environ (settings, _terret_launcher_link_is_far (launcher_link)
-                                                   ? (const char * const *)no_environ : NULL,
-                                         NULL, error);
-  if (envp == NULL)
-    return NULL;
-
   launcher = _terret_launcher_new_for (launcher_link);
-  terret_launcher_set_environ (launcher, (const char * const *)envp);
-  terret_launcher_set_cwd (launcher, settings->cwd);
-  _terret_settings_apply_limits (settings, launcher);
+  if (!_terret_settings_prepare_launcher (settings, launcher, settings->cwd, NULL, error))
+    return NULL;
 
   if (klass->prepare_spawn != NULL &&
       !klass->prepare_spawn (self, _terret_shell_session_get_key (session),
@@ -312,7 +290,6 @@ terret_session_executor_run_async (TerretExecutor      *executor,
   g_autoptr(TerretShellSession) session = NULL;
   g_autoptr(TerretSettings) settings = NULL;
   GError *error = NULL;
-  double timeout = terret_request_get_timeout (request);
 
   g_task_set_source_tag (task, terret_session_executor_run_async);
 
@@ -324,11 +301,8 @@ terret_session_executor_run_async (TerretExecutor      *executor,
     }
 
   settings = _terret_settings_store_snapshot (&priv->settings);
-  if (timeout <= 0)
-    timeout = settings->timeout;
-
-  _terret_shell_session_run_async (session, request, settings, timeout, cancellable,
-                                   outcome_done, g_steal_pointer (&task));
+  _terret_shell_session_run_async (session, request, _terret_run_plan_new (settings, request),
+                                   cancellable, outcome_done, g_steal_pointer (&task));
 }
 
 static TerretResult *
@@ -639,107 +613,9 @@ terret_session_executor_class_init (TerretSessionExecutorClass *klass)
   klass->describe_containment = terret_session_executor_real_describe_containment;
   klass->explain_outcome = terret_session_executor_real_explain_outcome;
 
-  /**
-   * TerretSessionExecutor:timeout:
-   *
-   * Seconds a command may run when its request names no timeout; then it
-   * is interrupted and its session's shell killed (the next run starts a
-   * new one).
-   *
-   * Since: 0.1
-   */
-  /**
-   * TerretSessionExecutor:max-output:
-   *
-   * Bytes of a run's output kept; past it the first bytes are kept and
-   * the rest counted and dropped, never splitting a UTF-8 character.
-   *
-   * Since: 0.1
-   */
-  /**
-   * TerretSessionExecutor:cwd:
-   *
-   * The working directory a new session's shell starts in, or %NULL for
-   * the host process's own (a remote backend: the remote default).
-   *
-   * Since: 0.1
-   */
-  /**
-   * TerretSessionExecutor:env:
-   *
-   * `VARIABLE=value` entries layered over the inherited environment and
-   * the defaults of [method@Terret.SessionExecutor.dup_environ] for a new
-   * session's shell.
-   *
-   * Since: 0.1
-   */
-  /**
-   * TerretSessionExecutor:shell:
-   *
-   * The bash a new session runs: a path, or a name looked up in `PATH`.
-   * Setting %NULL or an empty string restores the default, `bash`.
-   *
-   * Since: 0.1
-   */
-  /**
-   * TerretSessionExecutor:handshake-timeout:
-   *
-   * Seconds a new session's shell has to answer its start-up handshake
-   * before the run fails as unavailable.
-   *
-   * Since: 0.1
-   */
-  /**
-   * TerretSessionExecutor:interrupt-grace:
-   *
-   * Seconds a command interrupted with [method@Terret.Executor.interrupt]
-   * may stay silent and running before it is killed with its session's
-   * shell (the next run then starts a new one).
-   *
-   * Since: 0.1
-   */
-  /**
-   * TerretSessionExecutor:capture:
-   *
-   * Which bytes of a run's output past
-   * [property@Terret.SessionExecutor:max-output] are kept: the head (the
-   * default), the tail, or the first and last halves
-   * (%TERRET_CAPTURE_MODE_HEAD_TAIL); a request may choose its own with
-   * [method@Terret.Request.set_capture]. Setting
-   * %TERRET_CAPTURE_MODE_DEFAULT restores the head.
-   *
-   * Since: 0.2
-   */
-  /**
-   * TerretSessionExecutor:keep-full-output:
-   *
-   * Whether every run writes every byte of its output to a file, named by
-   * [method@Terret.Result.get_full_output] and removed when the session
-   * closes unless the caller takes it
-   * ([method@Terret.Result.steal_full_output]).
-   *
-   * Since: 0.2
-   */
-  /**
-   * TerretSessionExecutor:full-output-dir:
-   *
-   * The directory of full-output files, created 0700 when missing; %NULL
-   * for `terret-exec` under `$XDG_RUNTIME_DIR`, or without one,
-   * `terret-exec-UID` in the temporary directory, which must be this
-   * user's alone.
-   *
-   * Since: 0.2
-   */
-  /**
-   * TerretSessionExecutor:full-output-max:
-   *
-   * Bytes a full-output file holds at most (1 GiB by default); past it the
-   * output is counted and the notice says how much the file lacks.
-   *
-   * Since: 0.2
-   */
-  _terret_settings_install (object_class, TERRET_ENGINE_SESSION, session_settings,
-                            G_N_ELEMENTS (session_settings));
+  /* The settings both engines share, and their docs, come from one table
+   * (settings/terret-common-settings.c). */
+  _terret_settings_install (object_class, TERRET_ENGINE_SESSION);
 }
 
 static void

@@ -9,9 +9,7 @@
 
 #pragma once
 
-#include "terret-capture-private.h"
 #include "terret-detach-private.h"
-#include "terret-spool-private.h"
 #include "terret-shell-protocol-private.h"
 #include "terret-shell-session-private.h"
 #include "terret-timers-private.h"
@@ -78,15 +76,13 @@ struct _ShellRun
   TerretShellSession *session;  /* (owned) */
   GTask *task;                  /* (owned) (nullable) once detached */
   TerretRequest *request;       /* (owned) */
-  TerretSettings *settings;     /* (owned) */
+  TerretRunPlan *plan;          /* (owned) */
   GCancellable *cancellable;    /* (owned) (nullable) */
   GSource *cancel_source;       /* (owned) (nullable) */
   GSource *write_source;        /* (owned) (nullable) while the terminal is full */
 
   ExchangeKind kind;
   guint64 expected;             /* the exchange whose marker ends it */
-  TerretTimeoutAction timeout_action;
-  double timeout;               /* the command's */
   double handshake_timeout;
   GString *notices;             /* (owned) */
 
@@ -117,8 +113,7 @@ struct _ShellRun
 ShellRun *_terret_shell_run_new         (TerretShellSession *session,
                                          GTask              *task,
                                          TerretRequest      *request,
-                                         TerretSettings     *settings,
-                                         double              timeout,
+                                         TerretRunPlan      *plan,
                                          GCancellable       *cancellable,
                                          TerretSpool        *spool);
 void      _terret_shell_run_free        (ShellRun           *run);

@@ -23,6 +23,7 @@
 #include "terret-process-private.h"
 #include "terret-result-private.h"
 #include "terret-shell-run-private.h"
+#include "terret-utf8-private.h"
 #include "terret-util-private.h"
 
 /* What one read takes from the terminal. */
@@ -67,8 +68,7 @@ ShellRun *
 _terret_shell_run_new (TerretShellSession *session,
                        GTask              *task,
                        TerretRequest      *request,
-                       TerretSettings     *settings,
-                       double              timeout,
+                       TerretRunPlan      *plan,
                        GCancellable       *cancellable,
                        TerretSpool        *spool)
 {
@@ -78,11 +78,9 @@ _terret_shell_run_new (TerretShellSession *session,
   run->session = g_object_ref (session);
   run->task = task;
   run->request = g_object_ref (request);
-  run->settings = _terret_settings_ref (settings);
+  run->plan = plan;
   run->cancellable = cancellable != NULL ? g_object_ref (cancellable) : NULL;
-  run->timeout = timeout;
-  run->handshake_timeout = settings->handshake_timeout;
-  run->timeout_action = terret_request_get_timeout_action (request);
+  run->handshake_timeout = plan->settings->handshake_timeout;
   run->notices = g_string_new (NULL);
   run->out = g_byte_array_new ();
   run->hold = g_byte_array_new ();
@@ -100,14 +98,14 @@ _terret_shell_run_free (ShellRun *run)
   _terret_detach_clear (&run->detach);
   g_clear_object (&run->task);
   g_clear_object (&run->request);
-  g_clear_pointer (&run->settings, _terret_settings_unref);
+  g_clear_pointer (&run->plan, _terret_run_plan_free);
   g_clear_object (&run->cancellable);
   g_string_free (run->notices, TRUE);
   g_clear_pointer (&run->out, g_byte_array_unref);
   g_clear_pointer (&run->early_input, g_byte_array_unref);
   g_clear_pointer (&run->hold, g_byte_array_unref);
-  g_clear_pointer (&run->capture, terret_stream_capture_free);
-  g_clear_pointer (&run->command_capture, terret_stream_capture_free);
+  g_clear_pointer (&run->capture, _terret_stream_capture_free);
+  g_clear_pointer (&run->command_capture, _terret_stream_capture_free);
   g_clear_pointer (&run->spool, _terret_spool_unref);
   _terret_marker_clear (&run->marker);
   g_clear_object (&run->session);
@@ -202,7 +200,7 @@ run_confirm (ShellRun *run,
   if (n == 0)
     return;
 
-  terret_stream_capture_append (run->capture, run->hold->data, n);
+  _terret_stream_capture_append (run->capture, run->hold->data, n);
   if (run->kind == EXCHANGE_COMMAND && run->spool != NULL)
     _terret_spool_write (run->spool, run->hold->data, n);
   /* Once detached, the run's caller has its result and nobody asked to
@@ -252,8 +250,8 @@ run_feed (ShellRun     *run,
            * them: the start of one still arriving waits here for its end.
            * Bytes never completed are released at the marker, or when the
            * run ends, as they were written. */
-          if (keep == 0 && run->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
-            n = terret_utf8_whole_prefix (run->hold->data, n);
+          if (keep == 0 && run->plan->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
+            n = _terret_utf8_whole_prefix (run->hold->data, n);
           run_confirm (run, n);
           return FALSE;
         }
@@ -294,16 +292,7 @@ run_take_partial (ShellRun *run,
                   gsize    *cut)
 {
   run_confirm (run, run->hold->len);
-  return terret_stream_capture_finish (run->capture, TRUE, dropped, cut);
-}
-
-/* A new capture for the command's output, or its next stretch, under the
- * run's capture mode. */
-static TerretStreamCapture *
-run_new_command_capture (ShellRun *run)
-{
-  return terret_stream_capture_new (_terret_settings_capture_mode (run->settings, run->request),
-                                    _terret_settings_capture_limit (run->settings));
+  return _terret_stream_capture_finish (run->capture, TRUE, dropped, cut);
 }
 
 static void
@@ -313,25 +302,9 @@ run_add_capture_notice (ShellRun *run,
                         guint64   dropped,
                         guint64   seen)
 {
-  g_autofree char *notice = NULL;
+  g_autofree char *notice = _terret_run_plan_describe_dropped (run->plan, NULL, kept, cut, dropped,
+                                                               seen);
 
-  if (dropped == 0)
-    return;
-
-  if (seen <= run->settings->max_output)
-    notice = g_strdup_printf ("the output was cut off inside a UTF-8 character; its first "
-                              "%" G_GUINT64_FORMAT " bytes were dropped.", dropped);
-  else if (cut == kept)
-    notice = g_strdup_printf ("output truncated at max-output: kept the first %" G_GSIZE_FORMAT
-                              " bytes and dropped %" G_GUINT64_FORMAT " more.", kept, dropped);
-  else if (cut == 0)
-    notice = g_strdup_printf ("output truncated at max-output: kept the last %" G_GSIZE_FORMAT
-                              " bytes and dropped %" G_GUINT64_FORMAT " earlier ones.",
-                              kept, dropped);
-  else
-    notice = g_strdup_printf ("output truncated at max-output: kept the first %" G_GSIZE_FORMAT
-                              " and the last %" G_GSIZE_FORMAT " bytes and dropped the %"
-                              G_GUINT64_FORMAT " between them.", cut, kept - cut, dropped);
   _terret_shell_run_add_notice (run, notice);
 }
 
@@ -378,7 +351,7 @@ static TerretResult *
 run_partial_result (ShellRun *run)
 {
   g_autoptr(GBytes) output = NULL;
-  guint64 seen = terret_stream_capture_get_seen (run->capture) + run->hold->len;
+  guint64 seen = _terret_stream_capture_get_seen (run->capture) + run->hold->len;
   guint64 dropped = 0;
   gsize cut = 0;
 
@@ -395,21 +368,21 @@ run_take_stretch (gpointer data)
   ShellRun *run = data;
   g_autoptr(GBytes) output = NULL;
   TerretResult *result;
-  guint64 seen = terret_stream_capture_get_seen (run->capture);
+  guint64 seen = _terret_stream_capture_get_seen (run->capture);
   guint64 dropped = 0;
   gsize cut = 0;
 
   /* Every byte in the capture is whole characters (see run_feed), so the
    * stretch ends where the output does. Each stretch is captured under
    * the run's mode on its own, up to max-output. */
-  output = terret_stream_capture_finish (run->capture, FALSE, &dropped, &cut);
+  output = _terret_stream_capture_finish (run->capture, FALSE, &dropped, &cut);
   run_add_capture_notice (run, g_bytes_get_size (output), cut, dropped, seen);
   result = run_build_result (run, output, dropped, cut, FALSE);
   terret_result_set_running (result, TRUE);
 
   g_string_truncate (run->notices, 0);
-  terret_stream_capture_free (run->capture);
-  run->capture = run_new_command_capture (run);
+  _terret_stream_capture_free (run->capture);
+  run->capture = _terret_run_plan_new_capture (run->plan);
   run->stretch_start += seen;
 
   return result;
@@ -420,7 +393,7 @@ run_has_news (gpointer data)
 {
   ShellRun *run = data;
 
-  return terret_stream_capture_get_seen (run->capture) > 0 || run->notices->len > 0;
+  return _terret_stream_capture_get_seen (run->capture) > 0 || run->notices->len > 0;
 }
 
 static gboolean run_read_once (ShellRun *run,
@@ -523,7 +496,7 @@ run_limits_hit (ShellRun *run)
 {
   TerretProcess *process = terret_shell_channel_get_process (run->session->channel);
 
-  if (run->settings->limits[0] == 0 && run->settings->limits[1] == 0)
+  if (run->plan->settings->limit_memory == 0 && run->plan->settings->limit_processes == 0)
     return TERRET_LIMIT_NONE;
 
   return process != NULL ? _terret_process_get_limits_hit (process) : TERRET_LIMIT_NONE;
@@ -537,16 +510,10 @@ run_note_limits (ShellRun     *run,
                  TerretResult *result,
                  int           wait_status)
 {
-  TerretLimits hit = run_limits_hit (run) & ~run->limits_before;
-  g_autofree char *notice = NULL;
+  TerretLimits hit = _terret_run_plan_note_limits (run->plan, result,
+                                                   run_limits_hit (run) & ~run->limits_before,
+                                                   wait_status);
 
-  if (wait_status >= 0)
-    hit |= _terret_settings_limits_from_status (run->settings, wait_status);
-  if (hit == TERRET_LIMIT_NONE)
-    return TRUE;
-  notice = _terret_settings_describe_limits_hit (run->settings, hit);
-  terret_result_set_limits_hit (result, hit);
-  terret_result_add_notice (result, notice);
   if ((hit & TERRET_LIMIT_PROCESSES) == 0)
     return TRUE;
   terret_result_add_notice (result, "What it started was ended with its session, so that "
@@ -640,7 +607,7 @@ _terret_shell_run_ended (ShellRun *run)
                                       "from earlier runs are gone.");
   else if (run->escalated)
     {
-      g_autofree char *seconds = _terret_format_seconds (run->settings->interrupt_grace);
+      g_autofree char *seconds = _terret_format_seconds (run->plan->settings->interrupt_grace);
       g_autofree char *notice = NULL;
 
       notice = g_strdup_printf ("The command was still running %ss after it was interrupted, so "
@@ -711,17 +678,17 @@ run_complete_command (ShellRun *run)
     }
   if (run->command_capture != NULL)
     {
-      terret_stream_capture_free (run->capture);
+      _terret_stream_capture_free (run->capture);
       run->capture = g_steal_pointer (&run->command_capture);
     }
-  seen = terret_stream_capture_get_seen (run->capture);
+  seen = _terret_stream_capture_get_seen (run->capture);
 
   flags_notice = _terret_protocol_describe_flags (run->marker.flags);
   _terret_shell_run_add_notice (run, flags_notice);
 
   /* Nothing of the marker ever entered the capture, so the output ends at
    * everything it has seen. */
-  output = terret_stream_capture_finish (run->capture, FALSE, &dropped, &cut);
+  output = _terret_stream_capture_finish (run->capture, FALSE, &dropped, &cut);
   run_add_capture_notice (run, g_bytes_get_size (output), cut, dropped, seen);
 
   usable = run_take_state (run);
@@ -754,10 +721,10 @@ run_complete_broken (ShellRun *run)
   guint64 seen, dropped = 0;
   gsize cut = 0;
 
-  terret_stream_capture_free (run->capture);
+  _terret_stream_capture_free (run->capture);
   run->capture = g_steal_pointer (&run->command_capture);
-  seen = terret_stream_capture_get_seen (run->capture);
-  output = terret_stream_capture_finish (run->capture, FALSE, &dropped, &cut);
+  seen = _terret_stream_capture_get_seen (run->capture);
+  output = _terret_stream_capture_finish (run->capture, FALSE, &dropped, &cut);
   run_add_capture_notice (run, g_bytes_get_size (output), cut, dropped, seen);
   result = run_build_result (run, output, dropped, cut, TRUE);
   run_note_limits (run, result, -1);
@@ -803,7 +770,7 @@ run_on_marker (ShellRun *run)
           run_kill_shell (run);
           /* Before the command, or a line a function named `builtin`
            * took whole: the command did not run. A fresh shell runs it. */
-          g_clear_pointer (&run->command_capture, terret_stream_capture_free);
+          g_clear_pointer (&run->command_capture, _terret_stream_capture_free);
           if (run->spool != NULL)
             _terret_spool_truncate (run->spool, 0);
           run->recovering = FALSE;
@@ -995,7 +962,8 @@ _terret_shell_run_interrupt (ShellRun *run)
   run->interrupt_written = FALSE;
 
   if (!_terret_timers_is_armed (&run->session->timers, TIMER_ESCALATE))
-    _terret_timers_arm_in (&run->session->timers, TIMER_ESCALATE, run->settings->interrupt_grace);
+    _terret_timers_arm_in (&run->session->timers, TIMER_ESCALATE,
+                           run->plan->settings->interrupt_grace);
   run_flush (run);
 }
 
@@ -1027,12 +995,12 @@ run_on_deadline (ShellRun *run)
       return;
     }
 
-  if (run->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
+  if (run->plan->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
     {
       g_autoptr(GTask) task = g_steal_pointer (&run->task);
 
       _terret_clear_source (&run->cancel_source);
-      result = _terret_detach_begin (&run->detach, run->timeout,
+      result = _terret_detach_begin (&run->detach, run->plan->timeout,
                                      _terret_shell_session_get_key (run->session), TRUE);
       g_task_return_pointer (task, result, g_object_unref);
       return;
@@ -1046,7 +1014,7 @@ run_on_deadline (ShellRun *run)
   run_kill_shell (run);
 
   result = run_partial_result (run);
-  seconds = _terret_format_seconds (run->timeout);
+  seconds = _terret_format_seconds (run->plan->timeout);
   notice = g_strdup_printf ("Timed out after %ss; the command was interrupted and the shell "
                             "session killed, so the next run starts a fresh session.", seconds);
   terret_result_add_notice (result, notice);
@@ -1120,9 +1088,9 @@ run_start_shell (ShellRun *run)
   g_autoptr(GError) error = NULL;
   const char *argv[G_N_ELEMENTS (shell_flags) + 1];
 
-  launcher = session->start (session, run->settings, &run->handshake_timeout, session->start_data,
-                             &error);
-  argv[0] = run->settings->shell;
+  launcher = session->start (session, run->plan->settings, &run->handshake_timeout,
+                             session->start_data, &error);
+  argv[0] = run->plan->settings->shell;
   for (guint i = 0; shell_flags[i] != NULL; i++)
     argv[i + 1] = shell_flags[i];
   argv[G_N_ELEMENTS (argv) - 1] = NULL;
@@ -1167,7 +1135,7 @@ _terret_shell_run_start (ShellRun     *run,
   run->kind = kind;
   run->status = -1;
   g_byte_array_set_size (run->hold, 0);
-  g_clear_pointer (&run->capture, terret_stream_capture_free);
+  g_clear_pointer (&run->capture, _terret_stream_capture_free);
   _terret_marker_clear (&run->marker);
 
   if (kind == EXCHANGE_COMMAND)
@@ -1181,7 +1149,7 @@ _terret_shell_run_start (ShellRun     *run,
       line = _terret_protocol_handshake (&session->protocol, remote);
       run->expected = 0;
       timeout = run->handshake_timeout;
-      run->capture = terret_stream_capture_new (TERRET_CAPTURE_MODE_HEAD, HANDSHAKE_OUTPUT_LIMIT);
+      run->capture = _terret_stream_capture_new (TERRET_CAPTURE_MODE_HEAD, HANDSHAKE_OUTPUT_LIMIT);
     }
   else if (kind == EXCHANGE_RECOVERY)
     {
@@ -1193,7 +1161,7 @@ _terret_shell_run_start (ShellRun     *run,
       run->expected = ++session->exchange;
       line = _terret_protocol_recovery (run->expected, abandoned, remote);
       timeout = run->handshake_timeout;
-      run->capture = terret_stream_capture_new (TERRET_CAPTURE_MODE_HEAD, HANDSHAKE_OUTPUT_LIMIT);
+      run->capture = _terret_stream_capture_new (TERRET_CAPTURE_MODE_HEAD, HANDSHAKE_OUTPUT_LIMIT);
     }
   else
     {
@@ -1214,8 +1182,8 @@ _terret_shell_run_start (ShellRun     *run,
         carry = TERRET_CARRY_EVAL_APART;
       run->expected = ++session->exchange;
       line = _terret_protocol_request (command, run->expected, carry, run->careful, remote);
-      timeout = run->timeout;
-      run->capture = run_new_command_capture (run);
+      timeout = run->plan->timeout;
+      run->capture = _terret_run_plan_new_capture (run->plan);
     }
 
   _terret_shell_session_adopt (session, context);

@@ -7,10 +7,7 @@
 
 #include <gio/gio.h>
 
-#include "terret-common-settings-private.h"
-#include "terret-launcher.h"
-#include "terret-request.h"
-#include "terret-result.h"
+#include "terret-run-plan-private.h"
 #include "terret-shell-channel.h"
 
 G_BEGIN_DECLS
@@ -38,8 +35,7 @@ const char         *_terret_shell_session_get_key     (TerretShellSession   *sel
 GPid                _terret_shell_session_get_pid     (TerretShellSession   *self);
 void                _terret_shell_session_run_async   (TerretShellSession   *self,
                                                        TerretRequest        *request,
-                                                       TerretSettings       *settings,
-                                                       double                timeout,
+                                                       TerretRunPlan        *plan,
                                                        GCancellable         *cancellable,
                                                        GAsyncReadyCallback   callback,
                                                        gpointer              user_data);

@@ -295,16 +295,15 @@ session_check_idle (TerretShellSession *self)
  * _terret_shell_session_run_async:
  *
  * Runs @request's command in the session's shell, starting the shell
- * first if there is none (or the previous one ended), with @settings:
- * their cap and grace for this run, their shell, environment and cwd for
- * a shell started now. @timeout is the command's (0: none). The run
- * happens on the caller's thread-default main context.
+ * first if there is none (or the previous one ended), by @plan (taken):
+ * its timeout, capture and grace for this run, its settings' shell,
+ * environment and cwd for a shell started now. The run happens on the
+ * caller's thread-default main context.
  */
 void
 _terret_shell_session_run_async (TerretShellSession  *self,
                                  TerretRequest       *request,
-                                 TerretSettings      *settings,
-                                 double               timeout,
+                                 TerretRunPlan       *plan,
                                  GCancellable        *cancellable,
                                  GAsyncReadyCallback  callback,
                                  gpointer             user_data)
@@ -312,6 +311,7 @@ _terret_shell_session_run_async (TerretShellSession  *self,
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
   g_autoptr(TerretResult) parked = NULL;
   g_autofree char *pending_notice = NULL;
+  g_autoptr(TerretRunPlan) owned_plan = plan;
   g_autoptr(TerretSpool) spool = NULL;
   g_autoptr(GError) error = NULL;
   ShellRun *run;
@@ -345,7 +345,7 @@ _terret_shell_session_run_async (TerretShellSession  *self,
 
   /* The full-output file, before anything runs: a run that asked for one
    * and cannot have it fails as not run. */
-  spool = _terret_settings_open_spool (settings, request, ".out", &error);
+  spool = _terret_run_plan_open_spool (plan, ".out", &error);
   if (spool == NULL && error != NULL)
     {
       g_mutex_lock (&self->mutex);
@@ -360,8 +360,9 @@ _terret_shell_session_run_async (TerretShellSession  *self,
   if (self->read_buffer == NULL)
     self->read_buffer = g_malloc (READ_CHUNK);
 
-  run = _terret_shell_run_new (self, g_steal_pointer (&task), request, settings, timeout,
-                               cancellable, g_steal_pointer (&spool));
+  run = _terret_shell_run_new (self, g_steal_pointer (&task), request,
+                               g_steal_pointer (&owned_plan), cancellable,
+                               g_steal_pointer (&spool));
   g_mutex_lock (&self->mutex);
   self->run = run;
   g_mutex_unlock (&self->mutex);

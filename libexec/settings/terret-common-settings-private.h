@@ -9,8 +9,6 @@
 
 #include "terret-launcher.h"
 #include "terret-types.h"
-#include "terret-request.h"
-#include "terret-spool-private.h"
 
 G_BEGIN_DECLS
 
@@ -20,66 +18,16 @@ typedef enum
 {
   TERRET_ENGINE_SESSION,
   TERRET_ENGINE_COMMAND,
+  TERRET_N_ENGINES
 } TerretEngine;
 
-/* Each shared setting, defined once (terret-common-settings.c). An
- * engine's class installs those it has as properties numbered id + 1. */
-typedef enum
-{
-  TERRET_SETTING_TIMEOUT,
-  TERRET_SETTING_MAX_OUTPUT,
-  TERRET_SETTING_CWD,
-  TERRET_SETTING_ENV,
-  TERRET_SETTING_SHELL,
-  TERRET_SETTING_HANDSHAKE_TIMEOUT,
-  TERRET_SETTING_INTERRUPT_GRACE,
-  TERRET_SETTING_DRAIN_GRACE,
-  /* The limits, in TerretLimits' bit order. */
-  TERRET_SETTING_LIMIT_MEMORY,
-  TERRET_SETTING_LIMIT_PROCESSES,
-  TERRET_SETTING_LIMIT_CPU,
-  TERRET_SETTING_LIMIT_FILE_SIZE,
-  TERRET_SETTING_LIMIT_OPEN_FILES,
-  /* What a run keeps of its output, and the full-output file. */
-  TERRET_SETTING_CAPTURE,
-  TERRET_SETTING_KEEP_FULL_OUTPUT,
-  TERRET_SETTING_FULL_OUTPUT_DIR,
-  TERRET_SETTING_FULL_OUTPUT_MAX,
-  /* Where commands may reach (terret-sandbox.c). */
-  TERRET_SETTING_SANDBOX,
-  TERRET_SETTING_WORKSPACE,
-  TERRET_SETTING_WRITABLE,
-  TERRET_SETTING_HIDDEN,
-  TERRET_SETTING_UNHIDE,
-  TERRET_SETTING_NETWORK,
-  TERRET_SETTING_ALLOW_UNIX_SOCKETS,
-  TERRET_SETTING_ENV_POLICY,
-  TERRET_SETTING_ENV_EXCLUDE,
-  N_TERRET_SETTINGS
-} TerretSettingId;
-
-#define TERRET_SETTING_PROP(id) ((guint)(id) + 1)
-
-/* What every engine that spawns locally has alike: the limits, the
- * capture and the sandbox, for its list of settings. */
-#define TERRET_SETTINGS_POLICY \
-  TERRET_SETTING_LIMIT_MEMORY, TERRET_SETTING_LIMIT_PROCESSES, TERRET_SETTING_LIMIT_CPU, \
-  TERRET_SETTING_LIMIT_FILE_SIZE, TERRET_SETTING_LIMIT_OPEN_FILES, \
-  TERRET_SETTING_CAPTURE, TERRET_SETTING_KEEP_FULL_OUTPUT, TERRET_SETTING_FULL_OUTPUT_DIR, \
-  TERRET_SETTING_FULL_OUTPUT_MAX, \
-  TERRET_SETTING_SANDBOX, TERRET_SETTING_WORKSPACE, TERRET_SETTING_WRITABLE, \
-  TERRET_SETTING_HIDDEN, TERRET_SETTING_UNHIDE, TERRET_SETTING_NETWORK, \
-  TERRET_SETTING_ALLOW_UNIX_SOCKETS, TERRET_SETTING_ENV_POLICY, TERRET_SETTING_ENV_EXCLUDE
-
-#define TERRET_N_LIMITS 5
-
-#define TERRET_DEFAULT_TIMEOUT 120.0
 #define TERRET_DEFAULT_SHELL "bash"
 
 /* What a shell or a run starts with: an immutable snapshot of an
  * executor's settings, taken when it starts, so a setting changed later
  * governs the next shell or run, never one under way. Refcounted; never
- * modified once shared. */
+ * modified once shared. Each field is one setting of the table in
+ * terret-common-settings.c. */
 typedef struct
 {
   gatomicrefcount ref_count;
@@ -92,7 +40,12 @@ typedef struct
   double handshake_timeout;
   double interrupt_grace;
   double drain_grace;
-  guint64 limits[TERRET_N_LIMITS]; /* by TerretLimits bit number; 0: none */
+  /* The limits; 0: none. */
+  guint64 limit_memory;
+  guint64 limit_processes;
+  guint64 limit_cpu;
+  guint64 limit_file_size;
+  guint64 limit_open_files;
   /* What a run keeps of its output, and the full-output file. */
   TerretCaptureMode capture;    /* never _DEFAULT: the engine's own */
   gboolean keep_full_output;
@@ -110,25 +63,67 @@ typedef struct
   GStrv env_exclude;            /* (nullable) NULL: the defaults under a sandbox */
 } TerretSettings;
 
+/* The kinds of value a shared setting holds, each a field type of
+ * TerretSettings. */
+typedef enum
+{
+  TERRET_SETTING_DOUBLE,        /* double */
+  TERRET_SETTING_UINT64,        /* guint64 */
+  TERRET_SETTING_BOOLEAN,       /* gboolean */
+  TERRET_SETTING_STRING,        /* char *, (nullable) */
+  TERRET_SETTING_STRV,          /* GStrv, (nullable) */
+  TERRET_SETTING_ENUM,          /* an enum of @enum_type */
+} TerretSettingKind;
+
+/* One shared setting: everything its property, its field, its default
+ * and its documentation come from (terret-common-settings.c). Ranges and
+ * defaults are read by kind; a default is per engine where they differ
+ * (index TerretEngine), else the same in both slots. */
+typedef struct
+{
+  const char *name;
+  TerretSettingKind kind;
+  guint engines;                /* 1 << TerretEngine of each engine that has it */
+  gsize offset;                 /* of its field in TerretSettings */
+  const char *blurb[TERRET_N_ENGINES]; /* [COMMAND] NULL: as [SESSION] */
+  const char *doc;              /* (nullable) more for the API reference */
+  const char *since[TERRET_N_ENGINES]; /* the version of each engine's property */
+  /* Unset (a NULL or empty string, a NULL list, an enum's 0) is stored
+   * as the default. */
+  gboolean unset_is_default;
+  double min, max;              /* _DOUBLE */
+  guint64 umax;                 /* _UINT64 (0 up to it) */
+  GType (*enum_type) (void);    /* _ENUM */
+  union
+  {
+    double number;
+    guint64 count;
+    gboolean flag;
+    const char *text;
+    const char * const *list;
+    int choice;
+  } defaults[TERRET_N_ENGINES];
+} TerretSettingDef;
+
+#define TERRET_SETTING_ENGINE(engine) (1u << (engine))
+
+const TerretSettingDef *_terret_settings_get_defs    (guint                *n_defs);
+void            _terret_settings_install        (GObjectClass         *klass,
+                                                 TerretEngine          engine);
+
 TerretSettings *_terret_settings_ref            (TerretSettings       *settings);
 void            _terret_settings_unref          (TerretSettings       *settings);
 char          **_terret_settings_build_environ  (const TerretSettings *settings,
                                                  const char * const   *base,
                                                  const char * const   *extra,
                                                  GError              **error);
-gsize           _terret_settings_capture_limit  (const TerretSettings *settings);
-void            _terret_settings_apply_limits   (const TerretSettings *settings,
-                                                 TerretLauncher       *launcher);
-TerretLimits    _terret_settings_limits_from_status (const TerretSettings *settings,
-                                                     int                   wait_status);
-char           *_terret_settings_describe_limits_hit (const TerretSettings *settings,
-                                                      TerretLimits          hit);
-TerretCaptureMode _terret_settings_capture_mode (const TerretSettings *settings,
-                                                 TerretRequest        *request);
-TerretSpool    *_terret_settings_open_spool     (const TerretSettings *settings,
-                                                 TerretRequest        *request,
-                                                 const char           *suffix,
-                                                 GError              **error);
+gboolean        _terret_settings_prepare_launcher (const TerretSettings *settings,
+                                                   TerretLauncher       *launcher,
+                                                   const char           *cwd,
+                                                   const char * const   *extra_env,
+                                                   GError              **error);
+guint64         _terret_settings_get_limit      (const TerretSettings *settings,
+                                                 TerretLimits          limit);
 
 /* Where an executor keeps its current settings: swapped whole on every
  * change, so a snapshot is a reference, not a copy. */
@@ -148,10 +143,6 @@ void            _terret_settings_store_get      (TerretSettingsStore  *store,
 gboolean        _terret_settings_store_set      (TerretSettingsStore  *store,
                                                  guint                 prop_id,
                                                  const GValue         *value);
-void            _terret_settings_install        (GObjectClass         *klass,
-                                                 TerretEngine          engine,
-                                                 const TerretSettingId *ids,
-                                                 guint                 n_ids);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TerretSettings, _terret_settings_unref)
 

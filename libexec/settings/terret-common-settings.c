@@ -1,153 +1,323 @@
 /* terret-common-settings.c: the settings every engine shares, defined once
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Each setting is one row of the table below: its name, type, range,
+ * default per engine, description, the engines that have it and the
+ * field of TerretSettings it fills. The engines' properties, their
+ * getters and setters, the snapshots' defaults, copies and frees, the
+ * API reference's property docs (terret-settings-docgen.c) and
+ * docs/settings.md all come from the rows; adding a setting is a row and
+ * a field, and the code that reads it.
  */
 
 #include "config.h"
 
-#include <signal.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "terret-common-settings-private.h"
-#include "terret-sandbox-private.h"
 #include "terret-enum-types.h"
 #include "terret-error.h"
+#include "terret-launcher-private.h"
+#include "terret-sandbox-private.h"
+#include "terret-util-private.h"
 
-#define DEFAULT_SESSION_MAX_OUTPUT (G_GUINT64_CONSTANT (1) << 20)
-/* 1 MiB plus 50 KiB of slack for the line alignment of a tail. */
-#define DEFAULT_COMMAND_MAX_OUTPUT (1024 * 1024 + 50 * 1024)
-#define DEFAULT_HANDSHAKE_TIMEOUT 10.0
-#define DEFAULT_INTERRUPT_GRACE 2.0
-#define DEFAULT_DRAIN_GRACE 0.25
+#define SESSION TERRET_SETTING_ENGINE (TERRET_ENGINE_SESSION)
+#define COMMAND TERRET_SETTING_ENGINE (TERRET_ENGINE_COMMAND)
+#define BOTH (SESSION | COMMAND)
 
-/* The defaults that keep a host with no human at the terminal from
- * hanging in a pager or drowning in escape codes. The env setting goes
- * on top of them. */
-static const char * const session_environ[] = {
-  "TERM=dumb",
-  "PAGER=cat",
-  "GIT_PAGER=cat",
-  "MANPAGER=cat",
-  "SYSTEMD_PAGER=cat",
-  "GH_PAGER=cat",
-  "NO_COLOR=1",
-  NULL
+#define FIELD(name) G_STRUCT_OFFSET (TerretSettings, name)
+#define SAME(member, value) { { .member = (value) }, { .member = (value) } }
+
+#define KiB (G_GUINT64_CONSTANT (1) << 10)
+#define MiB (G_GUINT64_CONSTANT (1) << 20)
+#define GiB (G_GUINT64_CONSTANT (1) << 30)
+
+static const char * const no_entries[] = { NULL };
+
+/* In property-id order (id = index + 1): the order `--list-backends`
+ * shows them in. */
+static const TerretSettingDef defs[] = {
+  {
+    .name = "timeout", .kind = TERRET_SETTING_DOUBLE, .engines = BOTH, .offset = FIELD (timeout),
+    .min = 0.001, .max = G_MAXDOUBLE, .defaults = SAME (number, 120.0),
+    .blurb = { "Seconds a command may run when its request names no timeout; then it is "
+               "interrupted and its session killed",
+               "Seconds a command may run when its request names no timeout; then it and "
+               "everything it started are killed" },
+    .since = { "0.1", "0.2" },
+  },
+  {
+    .name = "max-output", .kind = TERRET_SETTING_UINT64, .engines = BOTH,
+    .offset = FIELD (max_output), .umax = G_MAXUINT64,
+    /* A tail gets 50 KiB of slack for its line alignment. */
+    .defaults = { { .count = MiB }, { .count = MiB + 50 * KiB } },
+    .blurb = { "Bytes of a run's output kept; past it the first bytes are kept (or what capture "
+               "says) and the rest counted and dropped",
+               "Bytes kept of the end of each of stdout and stderr (or what capture says; up to a "
+               "quarter more is held before older lines are dropped and counted)" },
+    .doc = "A cut never splits a UTF-8 character; the result says how many bytes were dropped "
+           "([method@Terret.Result.get_dropped]).",
+    .since = { "0.1", "0.2" },
+  },
+  {
+    .name = "cwd", .kind = TERRET_SETTING_STRING, .engines = BOTH, .offset = FIELD (cwd),
+    .defaults = SAME (text, NULL),
+    .blurb = { "Working directory a new session's shell starts in (unset: the host's own)",
+               "Working directory of commands whose request names none (unset: the host's own)" },
+    .doc = "A remote backend's unset is the remote side's default.",
+    .since = { "0.1", "0.2" },
+  },
+  {
+    .name = "env", .kind = TERRET_SETTING_STRV, .engines = BOTH, .offset = FIELD (env),
+    .unset_is_default = TRUE, .defaults = SAME (list, no_entries),
+    .blurb = { "VARIABLE=value entries layered over the inherited environment and the defaults "
+               "(TERM=dumb, PAGER=cat, ...) of a new session's shell",
+               "VARIABLE=value entries layered over the inherited environment of every command "
+               "(a request's own entries go on top)" },
+    .doc = "They go on top of what env-policy and env-exclude leave of the host's environment; "
+           "for a session, on top of the defaults of [method@Terret.SessionExecutor.dup_environ].",
+    .since = { "0.1", "0.2" },
+  },
+  {
+    .name = "shell", .kind = TERRET_SETTING_STRING, .engines = BOTH, .offset = FIELD (shell),
+    .unset_is_default = TRUE, .defaults = SAME (text, TERRET_DEFAULT_SHELL),
+    .blurb = { "The bash a new session runs: a path, or a name looked up in PATH",
+               "The bash that runs each command as `SHELL -c COMMAND`: a path, or a name looked "
+               "up in PATH" },
+    .doc = "Setting %NULL or an empty string restores the default, `bash`.",
+    .since = { "0.1", "0.2" },
+  },
+  {
+    .name = "handshake-timeout", .kind = TERRET_SETTING_DOUBLE, .engines = SESSION,
+    .offset = FIELD (handshake_timeout), .min = 0.001, .max = G_MAXDOUBLE,
+    .defaults = SAME (number, 10.0),
+    .blurb = { "Seconds a new session's shell has to answer its start-up handshake" },
+    .doc = "Past it the run fails as unavailable.",
+    .since = { "0.1" },
+  },
+  {
+    .name = "interrupt-grace", .kind = TERRET_SETTING_DOUBLE, .engines = BOTH,
+    .offset = FIELD (interrupt_grace), .min = 0, .max = G_MAXDOUBLE,
+    .defaults = SAME (number, 2.0),
+    .blurb = { "Seconds an interrupted command may stay silent and running before it is killed "
+               "with everything it started" },
+    .doc = "An interrupt is [method@Terret.Executor.interrupt].",
+    .since = { "0.1", "0.2" },
+  },
+  {
+    .name = "drain-grace", .kind = TERRET_SETTING_DOUBLE, .engines = COMMAND,
+    .offset = FIELD (drain_grace), .min = 0, .max = 3600, .defaults = SAME (number, 0.25),
+    .blurb = { NULL, "Seconds to keep reading output after bash exits while background processes "
+                     "hold its pipes, before they are killed" },
+    .since = { NULL, "0.2" },
+  },
+  {
+    .name = "limit-memory", .kind = TERRET_SETTING_UINT64, .engines = BOTH,
+    .offset = FIELD (limit_memory), .umax = G_MAXUINT64, .defaults = SAME (count, 0),
+    .blurb = { "Bytes of memory a session's shell and everything it starts may use together, "
+               "held by a cgroup where one can be made, else per process as address space (0: no "
+               "limit; K, M, G suffixes)",
+               "Bytes of memory a command and everything it starts may use together, held by a "
+               "cgroup where one can be made, else per process as address space (0: no limit; "
+               "K, M, G suffixes)" },
+    .doc = "The cgroup is the session's or run's own (cgroup v2 with the controllers delegated, "
+           "or v1 as root); past the limit the OOM killer ends the biggest process in it, and "
+           "the result says so ([method@Terret.Result.get_limits_hit]).",
+    .since = { "0.2", "0.2" },
+  },
+  {
+    .name = "limit-processes", .kind = TERRET_SETTING_UINT64, .engines = BOTH,
+    .offset = FIELD (limit_processes), .umax = G_MAXUINT64, .defaults = SAME (count, 0),
+    .blurb = { "Processes that may run at once in a session or run, held by a cgroup where one "
+               "can be made, else counted over the user's (0: no limit)" },
+    .doc = "Forks past it fail. The rlimit that stands in for a cgroup does not bind root, so "
+           "inside a sandbox (where no cgroup can be made) a host running as root is refused the "
+           "setting. A session whose limit was hit is ended, so that a fork bomb cannot hold the "
+           "next run at the limit.",
+    .since = { "0.2", "0.2" },
+  },
+  {
+    .name = "limit-cpu", .kind = TERRET_SETTING_UINT64, .engines = BOTH,
+    .offset = FIELD (limit_cpu), .umax = G_MAXUINT64, .defaults = SAME (count, 0),
+    .blurb = { "Seconds of CPU time each process may use (SIGXCPU, then SIGKILL a second later; "
+               "0: no limit)" },
+    .doc = "An rlimit, soft and hard alike, so nothing inside can raise it.",
+    .since = { "0.2", "0.2" },
+  },
+  {
+    .name = "limit-file-size", .kind = TERRET_SETTING_UINT64, .engines = BOTH,
+    .offset = FIELD (limit_file_size), .umax = G_MAXUINT64, .defaults = SAME (count, 0),
+    .blurb = { "Bytes a process may write a file to (SIGXFSZ; 0: no limit; K, M, G suffixes)" },
+    .doc = "An rlimit, soft and hard alike, so nothing inside can raise it.",
+    .since = { "0.2", "0.2" },
+  },
+  {
+    .name = "limit-open-files", .kind = TERRET_SETTING_UINT64, .engines = BOTH,
+    .offset = FIELD (limit_open_files), .umax = G_MAXUINT64, .defaults = SAME (count, 0),
+    .blurb = { "Descriptors each process may have open (0: no limit)" },
+    .doc = "An rlimit, soft and hard alike; past it an open fails with `EMFILE`.",
+    .since = { "0.2", "0.2" },
+  },
+  {
+    .name = "capture", .kind = TERRET_SETTING_ENUM, .engines = BOTH, .offset = FIELD (capture),
+    .enum_type = terret_capture_mode_get_type, .unset_is_default = TRUE,
+    .defaults = { { .choice = TERRET_CAPTURE_MODE_HEAD }, { .choice = TERRET_CAPTURE_MODE_TAIL } },
+    .blurb = { "Which bytes of a stream past max-output are kept: head, tail, or head-tail (the "
+               "first and last halves of max-output); default is the backend's own" },
+    .doc = "A request may choose its own with [method@Terret.Request.set_capture]. Setting "
+           "%TERRET_CAPTURE_MODE_DEFAULT restores the backend's own: the head for a session, the "
+           "tail for a one-shot command.",
+    .since = { "0.2", "0.2" },
+  },
+  {
+    .name = "keep-full-output", .kind = TERRET_SETTING_BOOLEAN, .engines = BOTH,
+    .offset = FIELD (keep_full_output), .defaults = SAME (flag, FALSE),
+    .blurb = { "Write every byte of each run's output to a file (0600, in full-output-dir) named "
+               "in the result; removed when the session closes unless the caller takes it" },
+    .doc = "The file is named by [method@Terret.Result.get_full_output]; a caller keeps it with "
+           "[method@Terret.Result.steal_full_output].",
+    .since = { "0.2", "0.2" },
+  },
+  {
+    .name = "full-output-dir", .kind = TERRET_SETTING_STRING, .engines = BOTH,
+    .offset = FIELD (full_output_dir), .unset_is_default = TRUE, .defaults = SAME (text, NULL),
+    .blurb = { "Directory of full-output files (unset: terret-exec under $XDG_RUNTIME_DIR, else "
+               "terret-exec-UID in the temporary directory, created 0700)" },
+    .doc = "A directory in the temporary directory must be this user's alone.",
+    .since = { "0.2", "0.2" },
+  },
+  {
+    .name = "full-output-max", .kind = TERRET_SETTING_UINT64, .engines = BOTH,
+    .offset = FIELD (full_output_max), .umax = G_MAXUINT64, .defaults = SAME (count, GiB),
+    .blurb = { "Bytes a full-output file holds at most; past it the output is counted, not "
+               "written" },
+    .doc = "The result's notice then says how much the file lacks.",
+    .since = { "0.2", "0.2" },
+  },
+  {
+    .name = "sandbox", .kind = TERRET_SETTING_ENUM, .engines = BOTH, .offset = FIELD (sandbox),
+    .enum_type = terret_sandbox_get_type, .defaults = SAME (choice, TERRET_SANDBOX_NONE),
+    .blurb = { "What commands may write, through bubblewrap: none, read-only (everything "
+               "read-only, a private /tmp, a PID namespace) or workspace-write (as read-only, "
+               "with workspace and writable read-write); a sandbox that cannot be set up is an "
+               "error" },
+    .doc = "The executor's launcher runs inside the sandbox, one per policy, so every shell and "
+           "command it starts is inside already. A sandbox that cannot be set up fails the run "
+           "with %TERRET_EXEC_ERROR_UNAVAILABLE; nothing ever runs unsandboxed instead.",
+    .since = { "0.2", "0.2" },
+  },
+  {
+    .name = "workspace", .kind = TERRET_SETTING_STRING, .engines = BOTH,
+    .offset = FIELD (workspace), .unset_is_default = TRUE, .defaults = SAME (text, NULL),
+    .blurb = { "The directory writable under sandbox=workspace-write (unset: the cwd setting, "
+               "else the host's cwd)" },
+    .doc = "Under sandbox=read-only it stays visible, read-only.",
+    .since = { "0.2", "0.2" },
+  },
+  {
+    .name = "writable", .kind = TERRET_SETTING_STRV, .engines = BOTH,
+    .offset = FIELD (writable), .defaults = SAME (list, NULL),
+    .blurb = { "More paths read-write under sandbox=workspace-write" },
+    .doc = "Each must be an absolute path that exists.",
+    .since = { "0.2", "0.2" },
+  },
+  {
+    .name = "hidden", .kind = TERRET_SETTING_STRV, .engines = BOTH, .offset = FIELD (hidden),
+    .defaults = SAME (list, NULL),
+    .blurb = { "Paths made invisible under a sandbox besides the defaults (credential stores: "
+               "~/.ssh, ~/.gnupg, ~/.aws, ~/.kube, ~/.netrc and the like; the host's agent, D-Bus, "
+               "display and container engine sockets); ~/ is HOME" },
+    .doc = "A directory is covered by an empty one, anything else by `/dev/null`, so a file "
+           "reads as empty.",
+    .since = { "0.2", "0.2" },
+  },
+  {
+    .name = "unhide", .kind = TERRET_SETTING_STRV, .engines = BOTH, .offset = FIELD (unhide),
+    .defaults = SAME (list, NULL),
+    .blurb = { "Paths hidden by default left visible on purpose, each one of the defaults "
+               "(terret-exec --check lists them); ~/ is HOME" },
+    .since = { "0.2", "0.2" },
+  },
+  {
+    .name = "network", .kind = TERRET_SETTING_ENUM, .engines = BOTH, .offset = FIELD (network),
+    .enum_type = terret_network_get_type, .defaults = SAME (choice, TERRET_NETWORK_DEFAULT),
+    .blurb = { "on, off (a network namespace with loopback only, and no unix socket: those reach "
+               "the host's services), or default: off under a sandbox, on without one" },
+    .doc = "Off holds without a filesystem sandbox too.",
+    .since = { "0.2", "0.2" },
+  },
+  {
+    .name = "allow-unix-sockets", .kind = TERRET_SETTING_STRV, .engines = BOTH,
+    .offset = FIELD (allow_unix_sockets), .defaults = SAME (list, NULL),
+    .blurb = { "Host unix sockets reachable with the network off: unix sockets are allowed "
+               "again, /run is emptied and every other socket a host service listens on is "
+               "hidden (unset: none)" },
+    .since = { "0.2", "0.2" },
+  },
+  {
+    .name = "env-policy", .kind = TERRET_SETTING_ENUM, .engines = BOTH,
+    .offset = FIELD (env_policy), .enum_type = terret_env_policy_get_type,
+    .defaults = SAME (choice, TERRET_ENV_POLICY_INHERIT),
+    .blurb = { "What of the host's environment commands get: inherit, core (PATH, HOME, USER, "
+               "LOGNAME, SHELL, LANG, LC_*, TERM, TMPDIR, TZ) or none; env-exclude then drops, "
+               "env adds" },
+    .doc = "It holds with or without a sandbox.",
+    .since = { "0.2", "0.2" },
+  },
+  {
+    .name = "env-exclude", .kind = TERRET_SETTING_STRV, .engines = BOTH,
+    .offset = FIELD (env_exclude), .defaults = SAME (list, NULL),
+    .blurb = { "Glob patterns of variables dropped from the host's environment (unset: none "
+               "without a sandbox; *KEY*, *SECRET*, *TOKEN*, *PASSWORD*, *CREDENTIAL* under one)" },
+    .doc = "What the env setting adds is never dropped.",
+    .since = { "0.2", "0.2" },
+  },
 };
 
-static gboolean    is_capture_setting (TerretSettingId       id);
-static GParamSpec *capture_param_spec (TerretSettingId       id,
-                                       TerretEngine          engine,
-                                       GParamFlags           flags);
-static void        capture_defaults   (TerretSettings       *settings);
-static void        capture_get        (const TerretSettings *settings,
-                                       TerretSettingId       id,
-                                       GValue               *value);
-static gboolean    capture_set        (TerretSettings       *settings,
-                                       TerretSettingId       id,
-                                       const GValue         *value);
+/*
+ * _terret_settings_get_defs:
+ *
+ * The shared settings, in property-id order: property id = index + 1.
+ */
+const TerretSettingDef *
+_terret_settings_get_defs (guint *n_defs)
+{
+  *n_defs = G_N_ELEMENTS (defs);
+  return defs;
+}
+
+static const char *
+def_blurb (const TerretSettingDef *def,
+           TerretEngine            engine)
+{
+  return def->blurb[engine] != NULL ? def->blurb[engine] : def->blurb[TERRET_ENGINE_SESSION];
+}
 
 static GParamSpec *
-new_param_spec (TerretSettingId id,
-                TerretEngine    engine)
+new_param_spec (const TerretSettingDef *def,
+                TerretEngine            engine)
 {
   const GParamFlags flags = (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  gboolean session = engine == TERRET_ENGINE_SESSION;
+  const char *blurb = def_blurb (def, engine);
 
-  if (is_capture_setting (id))
-    return capture_param_spec (id, engine, flags);
-  if (_terret_sandbox_is_setting (id))
-    return _terret_sandbox_param_spec (id, flags);
-
-  switch (id)
+  switch (def->kind)
     {
-    case TERRET_SETTING_TIMEOUT:
-      return g_param_spec_double ("timeout", NULL,
-                                  session
-                                  ? "Seconds a command may run when its request names no timeout; "
-                                    "then it is interrupted and its session killed"
-                                  : "Seconds a command may run when its request names no timeout; "
-                                    "then it and everything it started are killed",
-                                  0.001, G_MAXDOUBLE, TERRET_DEFAULT_TIMEOUT, flags);
-    case TERRET_SETTING_MAX_OUTPUT:
-      return g_param_spec_uint64 ("max-output", NULL,
-                                  session
-                                  ? "Bytes of a run's output kept; past it the first bytes are kept "
-                                    "(or what capture says) and the rest counted and dropped"
-                                  : "Bytes kept of the end of each of stdout and stderr (or what "
-                                    "capture says; up to a quarter more is held before older lines "
-                                    "are dropped and counted)",
-                                  0, G_MAXUINT64,
-                                  session ? DEFAULT_SESSION_MAX_OUTPUT : DEFAULT_COMMAND_MAX_OUTPUT,
-                                  flags);
-    case TERRET_SETTING_CWD:
-      return g_param_spec_string ("cwd", NULL,
-                                  session
-                                  ? "Working directory a new session's shell starts in "
-                                    "(unset: the host's own)"
-                                  : "Working directory of commands whose request names none "
-                                    "(unset: the host's own)",
-                                  NULL, flags);
-    case TERRET_SETTING_ENV:
-      return g_param_spec_boxed ("env", NULL,
-                                 session
-                                 ? "VARIABLE=value entries layered over the inherited environment and "
-                                   "the defaults (TERM=dumb, PAGER=cat, ...) of a new session's shell"
-                                 : "VARIABLE=value entries layered over the inherited environment "
-                                   "of every command (a request's own entries go on top)",
-                                 G_TYPE_STRV, flags);
-    case TERRET_SETTING_SHELL:
-      return g_param_spec_string ("shell", NULL,
-                                  session
-                                  ? "The bash a new session runs: a path, or a name looked up in PATH"
-                                  : "The bash that runs each command as `SHELL -c COMMAND`: a path, "
-                                    "or a name looked up in PATH",
-                                  TERRET_DEFAULT_SHELL, flags);
-    case TERRET_SETTING_HANDSHAKE_TIMEOUT:
-      return g_param_spec_double ("handshake-timeout", NULL,
-                                  "Seconds a new session's shell has to answer its start-up handshake",
-                                  0.001, G_MAXDOUBLE, DEFAULT_HANDSHAKE_TIMEOUT, flags);
-    case TERRET_SETTING_INTERRUPT_GRACE:
-      return g_param_spec_double ("interrupt-grace", NULL,
-                                  "Seconds an interrupted command may stay silent and running before "
-                                  "it is killed with everything it started",
-                                  0, G_MAXDOUBLE, DEFAULT_INTERRUPT_GRACE, flags);
-    case TERRET_SETTING_DRAIN_GRACE:
-      return g_param_spec_double ("drain-grace", NULL,
-                                  "Seconds to keep reading output after bash exits while background "
-                                  "processes hold its pipes, before they are killed",
-                                  0, 3600, DEFAULT_DRAIN_GRACE, flags);
-    case TERRET_SETTING_LIMIT_MEMORY:
-      return g_param_spec_uint64 ("limit-memory", NULL,
-                                  session
-                                  ? "Bytes of memory a session's shell and everything it starts may "
-                                    "use together, held by a cgroup where one can be made, else per "
-                                    "process as address space (0: no limit; K, M, G suffixes)"
-                                  : "Bytes of memory a command and everything it starts may use "
-                                    "together, held by a cgroup where one can be made, else per "
-                                    "process as address space (0: no limit; K, M, G suffixes)",
-                                  0, G_MAXUINT64, 0, flags);
-    case TERRET_SETTING_LIMIT_PROCESSES:
-      return g_param_spec_uint64 ("limit-processes", NULL,
-                                  "Processes that may run at once in a session or run, held by a "
-                                  "cgroup where one can be made, else counted over the user's (0: "
-                                  "no limit)",
-                                  0, G_MAXUINT64, 0, flags);
-    case TERRET_SETTING_LIMIT_CPU:
-      return g_param_spec_uint64 ("limit-cpu", NULL,
-                                  "Seconds of CPU time each process may use (SIGXCPU, then SIGKILL "
-                                  "a second later; 0: no limit)",
-                                  0, G_MAXUINT64, 0, flags);
-    case TERRET_SETTING_LIMIT_FILE_SIZE:
-      return g_param_spec_uint64 ("limit-file-size", NULL,
-                                  "Bytes a process may write a file to (SIGXFSZ; 0: no limit; K, M, "
-                                  "G suffixes)",
-                                  0, G_MAXUINT64, 0, flags);
-    case TERRET_SETTING_LIMIT_OPEN_FILES:
-      return g_param_spec_uint64 ("limit-open-files", NULL,
-                                  "Descriptors each process may have open (0: no limit)",
-                                  0, G_MAXUINT64, 0, flags);
-    case N_TERRET_SETTINGS:
+    case TERRET_SETTING_DOUBLE:
+      return g_param_spec_double (def->name, NULL, blurb, def->min, def->max,
+                                  def->defaults[engine].number, flags);
+    case TERRET_SETTING_UINT64:
+      return g_param_spec_uint64 (def->name, NULL, blurb, 0, def->umax,
+                                  def->defaults[engine].count, flags);
+    case TERRET_SETTING_BOOLEAN:
+      return g_param_spec_boolean (def->name, NULL, blurb, def->defaults[engine].flag, flags);
+    case TERRET_SETTING_STRING:
+      return g_param_spec_string (def->name, NULL, blurb, def->defaults[engine].text, flags);
+    case TERRET_SETTING_STRV:
+      return g_param_spec_boxed (def->name, NULL, blurb, G_TYPE_STRV, flags);
+    case TERRET_SETTING_ENUM:
+      return g_param_spec_enum (def->name, NULL, blurb, def->enum_type (),
+                                def->defaults[engine].choice, flags);
     default:
       g_assert_not_reached ();
     }
@@ -156,22 +326,26 @@ new_param_spec (TerretSettingId id,
 /*
  * _terret_settings_install:
  *
- * Installs the shared settings @ids on @klass, as properties numbered
- * TERRET_SETTING_PROP (id): one definition (name, type, range, default,
- * description) for every engine that has the setting.
+ * Installs the shared settings @engine has on @klass, as properties
+ * numbered by their row (index + 1).
  */
 void
-_terret_settings_install (GObjectClass          *klass,
-                          TerretEngine           engine,
-                          const TerretSettingId *ids,
-                          guint                  n_ids)
+_terret_settings_install (GObjectClass *klass,
+                          TerretEngine  engine)
 {
-  for (guint i = 0; i < n_ids; i++)
-    g_object_class_install_property (klass, TERRET_SETTING_PROP (ids[i]),
-                                     new_param_spec (ids[i], engine));
+  for (guint i = 0; i < G_N_ELEMENTS (defs); i++)
+    if (defs[i].engines & TERRET_SETTING_ENGINE (engine))
+      g_object_class_install_property (klass, i + 1, new_param_spec (&defs[i], engine));
 }
 
 /* --- Snapshots --------------------------------------------------------- */
+
+static gpointer
+field_of (const TerretSettings   *settings,
+          const TerretSettingDef *def)
+{
+  return (guint8 *)settings + def->offset;
+}
 
 static TerretSettings *
 settings_new_defaults (TerretEngine engine)
@@ -180,15 +354,36 @@ settings_new_defaults (TerretEngine engine)
 
   g_atomic_ref_count_init (&settings->ref_count);
   settings->engine = engine;
-  settings->timeout = TERRET_DEFAULT_TIMEOUT;
-  settings->max_output = engine == TERRET_ENGINE_SESSION ? DEFAULT_SESSION_MAX_OUTPUT
-                                                         : DEFAULT_COMMAND_MAX_OUTPUT;
-  settings->env = g_new0 (char *, 1);
-  settings->shell = g_strdup (TERRET_DEFAULT_SHELL);
-  settings->handshake_timeout = DEFAULT_HANDSHAKE_TIMEOUT;
-  settings->interrupt_grace = DEFAULT_INTERRUPT_GRACE;
-  settings->drain_grace = DEFAULT_DRAIN_GRACE;
-  capture_defaults (settings);
+  for (guint i = 0; i < G_N_ELEMENTS (defs); i++)
+    {
+      const TerretSettingDef *def = &defs[i];
+      gpointer field = field_of (settings, def);
+
+      switch (def->kind)
+        {
+        case TERRET_SETTING_DOUBLE:
+          *(double *)field = def->defaults[engine].number;
+          break;
+        case TERRET_SETTING_UINT64:
+          *(guint64 *)field = def->defaults[engine].count;
+          break;
+        case TERRET_SETTING_BOOLEAN:
+          *(gboolean *)field = def->defaults[engine].flag;
+          break;
+        case TERRET_SETTING_STRING:
+          *(char **)field = g_strdup (def->defaults[engine].text);
+          break;
+        case TERRET_SETTING_STRV:
+          *(GStrv *)field = g_strdupv ((char **)def->defaults[engine].list);
+          break;
+        case TERRET_SETTING_ENUM:
+          *(int *)field = def->defaults[engine].choice;
+          break;
+        default:
+          g_assert_not_reached ();
+        }
+    }
+
   return settings;
 }
 
@@ -198,11 +393,16 @@ settings_copy (const TerretSettings *other)
   TerretSettings *settings = g_memdup2 (other, sizeof *other);
 
   g_atomic_ref_count_init (&settings->ref_count);
-  settings->cwd = g_strdup (other->cwd);
-  settings->env = g_strdupv (other->env);
-  settings->shell = g_strdup (other->shell);
-  settings->full_output_dir = g_strdup (other->full_output_dir);
-  _terret_sandbox_copy (settings, other);
+  for (guint i = 0; i < G_N_ELEMENTS (defs); i++)
+    {
+      gpointer field = field_of (settings, &defs[i]);
+
+      if (defs[i].kind == TERRET_SETTING_STRING)
+        *(char **)field = g_strdup (*(char **)field);
+      else if (defs[i].kind == TERRET_SETTING_STRV)
+        *(GStrv *)field = g_strdupv (*(GStrv *)field);
+    }
+
   return settings;
 }
 
@@ -219,21 +419,199 @@ _terret_settings_unref (TerretSettings *settings)
   if (!g_atomic_ref_count_dec (&settings->ref_count))
     return;
 
-  g_free (settings->cwd);
-  g_strfreev (settings->env);
-  g_free (settings->shell);
-  g_free (settings->full_output_dir);
-  _terret_sandbox_clear (settings);
+  for (guint i = 0; i < G_N_ELEMENTS (defs); i++)
+    {
+      gpointer field = field_of (settings, &defs[i]);
+
+      if (defs[i].kind == TERRET_SETTING_STRING)
+        g_clear_pointer ((char **)field, g_free);
+      else if (defs[i].kind == TERRET_SETTING_STRV)
+        g_clear_pointer ((GStrv *)field, g_strfreev);
+    }
   g_free (settings);
 }
 
-/* What a capture may hold: the setting, clamped so that a window plus
- * its overshoot cannot overflow; memory runs out long before. */
-gsize
-_terret_settings_capture_limit (const TerretSettings *settings)
+/* --- The store --------------------------------------------------------- */
+
+void
+_terret_settings_store_init (TerretSettingsStore *store,
+                             TerretEngine         engine)
 {
-  return (gsize)MIN (settings->max_output, (guint64)G_MAXSIZE / 4);
+  g_mutex_init (&store->mutex);
+  store->current = settings_new_defaults (engine);
 }
+
+void
+_terret_settings_store_clear (TerretSettingsStore *store)
+{
+  g_clear_pointer (&store->current, _terret_settings_unref);
+  g_mutex_clear (&store->mutex);
+}
+
+TerretSettings *
+_terret_settings_store_snapshot (TerretSettingsStore *store)
+{
+  TerretSettings *settings;
+
+  g_mutex_lock (&store->mutex);
+  settings = _terret_settings_ref (store->current);
+  g_mutex_unlock (&store->mutex);
+
+  return settings;
+}
+
+static const TerretSettingDef *
+def_of (guint prop_id)
+{
+  g_assert (prop_id >= 1 && prop_id <= G_N_ELEMENTS (defs));
+  return &defs[prop_id - 1];
+}
+
+void
+_terret_settings_store_get (TerretSettingsStore *store,
+                            guint                prop_id,
+                            GValue              *value)
+{
+  g_autoptr(TerretSettings) s = _terret_settings_store_snapshot (store);
+  const TerretSettingDef *def = def_of (prop_id);
+  gpointer field = field_of (s, def);
+
+  switch (def->kind)
+    {
+    case TERRET_SETTING_DOUBLE:
+      g_value_set_double (value, *(double *)field);
+      break;
+    case TERRET_SETTING_UINT64:
+      g_value_set_uint64 (value, *(guint64 *)field);
+      break;
+    case TERRET_SETTING_BOOLEAN:
+      g_value_set_boolean (value, *(gboolean *)field);
+      break;
+    case TERRET_SETTING_STRING:
+      g_value_set_string (value, *(char **)field);
+      break;
+    case TERRET_SETTING_STRV:
+      g_value_set_boxed (value, *(GStrv *)field);
+      break;
+    case TERRET_SETTING_ENUM:
+      g_value_set_enum (value, *(int *)field);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static gboolean
+set_strv (GStrv              *field,
+          const char * const *value)
+{
+  if ((*field == NULL && value == NULL) ||
+      (*field != NULL && value != NULL && g_strv_equal ((const char * const *)*field, value)))
+    return FALSE;
+  g_strfreev (*field);
+  *field = g_strdupv ((char **)value);
+  return TRUE;
+}
+
+/* Stores @value in @s's field for @def; returns whether it changed. */
+static gboolean
+set_field (TerretSettings         *s,
+           const TerretSettingDef *def,
+           const GValue           *value)
+{
+  gpointer field = field_of (s, def);
+  gboolean changed;
+
+  switch (def->kind)
+    {
+    case TERRET_SETTING_DOUBLE:
+      changed = *(double *)field != g_value_get_double (value);
+      *(double *)field = g_value_get_double (value);
+      return changed;
+    case TERRET_SETTING_UINT64:
+      changed = *(guint64 *)field != g_value_get_uint64 (value);
+      *(guint64 *)field = g_value_get_uint64 (value);
+      return changed;
+    case TERRET_SETTING_BOOLEAN:
+      changed = *(gboolean *)field != g_value_get_boolean (value);
+      *(gboolean *)field = g_value_get_boolean (value);
+      return changed;
+    case TERRET_SETTING_STRING:
+      {
+        const char *text = g_value_get_string (value);
+
+        if (def->unset_is_default && (text == NULL || *text == '\0'))
+          text = def->defaults[s->engine].text;
+        return _terret_set_str ((char **)field, text);
+      }
+    case TERRET_SETTING_STRV:
+      {
+        const char * const *list = g_value_get_boxed (value);
+
+        if (def->unset_is_default && list == NULL)
+          list = def->defaults[s->engine].list;
+        return set_strv ((GStrv *)field, list);
+      }
+    case TERRET_SETTING_ENUM:
+      {
+        int choice = g_value_get_enum (value);
+
+        if (def->unset_is_default && choice == 0)
+          choice = def->defaults[s->engine].choice;
+        changed = *(int *)field != choice;
+        *(int *)field = choice;
+        return changed;
+      }
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+/*
+ * _terret_settings_store_set:
+ *
+ * Changes one setting: a new snapshot replaces the current one, which
+ * whatever started with it keeps. Returns whether the value changed.
+ */
+gboolean
+_terret_settings_store_set (TerretSettingsStore *store,
+                            guint                prop_id,
+                            const GValue        *value)
+{
+  g_autoptr(TerretSettings) old = NULL;
+  TerretSettings *s;
+  gboolean changed;
+
+  g_mutex_lock (&store->mutex);
+  s = settings_copy (store->current);
+  changed = set_field (s, def_of (prop_id), value);
+  if (changed)
+    {
+      old = store->current;
+      store->current = s;
+    }
+  else
+    _terret_settings_unref (s);
+  g_mutex_unlock (&store->mutex);
+
+  return changed;
+}
+
+/* --- What a process starts with ----------------------------------------- */
+
+/* The defaults that keep a host with no human at the terminal from
+ * hanging in a pager or drowning in escape codes. The env setting goes
+ * on top of them. */
+static const char * const session_environ[] = {
+  "TERM=dumb",
+  "PAGER=cat",
+  "GIT_PAGER=cat",
+  "MANPAGER=cat",
+  "SYSTEMD_PAGER=cat",
+  "GH_PAGER=cat",
+  "NO_COLOR=1",
+  NULL
+};
 
 static gboolean
 overlay (GStrv              *envp,
@@ -293,462 +671,69 @@ _terret_settings_build_environ (const TerretSettings  *settings,
   return g_steal_pointer (&envp);
 }
 
-/* --- Limits ----------------------------------------------------------- */
-
-static const char * const limit_settings[TERRET_N_LIMITS] = {
-  "limit-memory", "limit-processes", "limit-cpu", "limit-file-size", "limit-open-files",
-};
-
 /*
- * _terret_settings_apply_limits:
+ * _terret_settings_get_limit:
  *
- * The limit settings, as what @launcher's process starts with.
+ * The value of the setting for @limit, one TerretLimits flag; 0: none.
  */
-void
-_terret_settings_apply_limits (const TerretSettings *settings,
-                               TerretLauncher       *launcher)
+guint64
+_terret_settings_get_limit (const TerretSettings *settings,
+                            TerretLimits          limit)
 {
-  for (guint i = 0; i < TERRET_N_LIMITS; i++)
-    if (settings->limits[i] != 0)
-      terret_launcher_set_limit (launcher, (TerretLimits)(1u << i), settings->limits[i]);
-}
-
-/*
- * _terret_settings_limits_from_status:
- *
- * The limits a command's end shows it hit, by its wait status: SIGXCPU
- * and SIGXFSZ are sent for the CPU-time and file-size limits alone, and a
- * shell reports a child they ended as 128 + the signal. Only limits that
- * are set count, so a command's own `exit 152` is not taken for one.
- */
-TerretLimits
-_terret_settings_limits_from_status (const TerretSettings *settings,
-                                     int                   wait_status)
-{
-  TerretLimits hit = TERRET_LIMIT_NONE;
-  int sig = 0;
-
-  if (WIFSIGNALED (wait_status))
-    sig = WTERMSIG (wait_status);
-  else if (WIFEXITED (wait_status) && WEXITSTATUS (wait_status) > 128)
-    sig = WEXITSTATUS (wait_status) - 128;
-
-  if (sig == SIGXCPU && settings->limits[2] != 0)
-    hit |= TERRET_LIMIT_CPU;
-  if (sig == SIGXFSZ && settings->limits[3] != 0)
-    hit |= TERRET_LIMIT_FILE_SIZE;
-  return hit;
-}
-
-/*
- * _terret_settings_describe_limits_hit:
- *
- * A sentence for a result's notice naming the limits in @hit with their
- * values, or NULL when @hit is empty.
- */
-char *
-_terret_settings_describe_limits_hit (const TerretSettings *settings,
-                                      TerretLimits          hit)
-{
-  g_autoptr(GString) names = g_string_new (NULL);
-
-  for (guint i = 0; i < TERRET_N_LIMITS; i++)
+  switch (limit)
     {
-      if ((hit & (1u << i)) == 0)
-        continue;
-      if (names->len > 0)
-        g_string_append (names, " and ");
-      if ((1u << i) == TERRET_LIMIT_MEMORY || (1u << i) == TERRET_LIMIT_FILE_SIZE)
-        {
-          /* Exact, and the same in every locale: 64 MiB, 1536 KiB, 1000 bytes. */
-          static const char * const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
-          guint64 value = settings->limits[i];
-          guint unit = 0;
-
-          while (unit + 1 < G_N_ELEMENTS (units) && value >= 1024 && value % 1024 == 0)
-            value /= 1024, unit++;
-          g_string_append_printf (names, "%s (%" G_GUINT64_FORMAT " %s)", limit_settings[i], value,
-                                  units[unit]);
-        }
-      else
-        g_string_append_printf (names, "%s (%" G_GUINT64_FORMAT "%s)", limit_settings[i],
-                                settings->limits[i], (1u << i) == TERRET_LIMIT_CPU ? " s" : "");
-    }
-  if (names->len == 0)
-    return NULL;
-  return g_strdup_printf ("The command ran into %s, so what it asked for was refused or it was "
-                          "ended.", names->str);
-}
-
-/* --- The store --------------------------------------------------------- */
-
-void
-_terret_settings_store_init (TerretSettingsStore *store,
-                             TerretEngine         engine)
-{
-  g_mutex_init (&store->mutex);
-  store->current = settings_new_defaults (engine);
-}
-
-void
-_terret_settings_store_clear (TerretSettingsStore *store)
-{
-  g_clear_pointer (&store->current, _terret_settings_unref);
-  g_mutex_clear (&store->mutex);
-}
-
-TerretSettings *
-_terret_settings_store_snapshot (TerretSettingsStore *store)
-{
-  TerretSettings *settings;
-
-  g_mutex_lock (&store->mutex);
-  settings = _terret_settings_ref (store->current);
-  g_mutex_unlock (&store->mutex);
-
-  return settings;
-}
-
-void
-_terret_settings_store_get (TerretSettingsStore *store,
-                            guint                prop_id,
-                            GValue              *value)
-{
-  g_autoptr(TerretSettings) s = _terret_settings_store_snapshot (store);
-
-  if (is_capture_setting ((TerretSettingId)(prop_id - 1)))
-    {
-      capture_get (s, (TerretSettingId)(prop_id - 1), value);
-      return;
-    }
-  if (_terret_sandbox_is_setting ((TerretSettingId)(prop_id - 1)))
-    {
-      _terret_sandbox_get (s, (TerretSettingId)(prop_id - 1), value);
-      return;
-    }
-
-  switch ((TerretSettingId)(prop_id - 1))
-    {
-    case TERRET_SETTING_TIMEOUT:
-      g_value_set_double (value, s->timeout);
-      break;
-    case TERRET_SETTING_MAX_OUTPUT:
-      g_value_set_uint64 (value, s->max_output);
-      break;
-    case TERRET_SETTING_CWD:
-      g_value_set_string (value, s->cwd);
-      break;
-    case TERRET_SETTING_ENV:
-      g_value_set_boxed (value, s->env);
-      break;
-    case TERRET_SETTING_SHELL:
-      g_value_set_string (value, s->shell);
-      break;
-    case TERRET_SETTING_HANDSHAKE_TIMEOUT:
-      g_value_set_double (value, s->handshake_timeout);
-      break;
-    case TERRET_SETTING_INTERRUPT_GRACE:
-      g_value_set_double (value, s->interrupt_grace);
-      break;
-    case TERRET_SETTING_DRAIN_GRACE:
-      g_value_set_double (value, s->drain_grace);
-      break;
-    case TERRET_SETTING_LIMIT_MEMORY:
-    case TERRET_SETTING_LIMIT_PROCESSES:
-    case TERRET_SETTING_LIMIT_CPU:
-    case TERRET_SETTING_LIMIT_FILE_SIZE:
-    case TERRET_SETTING_LIMIT_OPEN_FILES:
-      g_value_set_uint64 (value, s->limits[prop_id - TERRET_SETTING_PROP (TERRET_SETTING_LIMIT_MEMORY)]);
-      break;
-    case N_TERRET_SETTINGS:
+    case TERRET_LIMIT_MEMORY:
+      return settings->limit_memory;
+    case TERRET_LIMIT_PROCESSES:
+      return settings->limit_processes;
+    case TERRET_LIMIT_CPU:
+      return settings->limit_cpu;
+    case TERRET_LIMIT_FILE_SIZE:
+      return settings->limit_file_size;
+    case TERRET_LIMIT_OPEN_FILES:
+      return settings->limit_open_files;
+    case TERRET_LIMIT_NONE:
     default:
       g_assert_not_reached ();
     }
 }
 
-static gboolean
-set_double (double *field,
-            double  value)
-{
-  if (*field == value)
-    return FALSE;
-  *field = value;
-  return TRUE;
-}
-
-static gboolean
-set_string (char       **field,
-            const char  *value)
-{
-  if (g_strcmp0 (*field, value) == 0)
-    return FALSE;
-  g_free (*field);
-  *field = g_strdup (value);
-  return TRUE;
-}
-
 /*
- * _terret_settings_store_set:
+ * _terret_settings_prepare_launcher:
  *
- * Changes one setting: a new snapshot replaces the current one, which
- * whatever started with it keeps. Returns whether the value changed.
+ * What a process of @launcher starts with under @settings: the
+ * environment (with @extra_env, a request's, on top), @cwd and the
+ * limits. A malformed environment entry fails as
+ * _terret_settings_build_environ() says.
  */
 gboolean
-_terret_settings_store_set (TerretSettingsStore *store,
-                            guint                prop_id,
-                            const GValue        *value)
+_terret_settings_prepare_launcher (const TerretSettings  *settings,
+                                   TerretLauncher        *launcher,
+                                   const char            *cwd,
+                                   const char * const    *extra_env,
+                                   GError               **error)
 {
-  g_autoptr(TerretSettings) old = NULL;
-  TerretSettings *s;
-  gboolean changed = FALSE;
+  g_autoptr(GFlagsClass) limits = g_type_class_ref (TERRET_TYPE_LIMITS);
+  const char *no_environ[] = { NULL };
+  /* Not the host's environment on a far side: the far side's own is
+   * under what is given there. */
+  g_auto(GStrv) envp = _terret_settings_build_environ (settings,
+                                                       _terret_launcher_is_far (launcher)
+                                                       ? no_environ : NULL,
+                                                       extra_env, error);
 
-  g_mutex_lock (&store->mutex);
-  s = settings_copy (store->current);
-  if (is_capture_setting ((TerretSettingId)(prop_id - 1)))
-    changed = capture_set (s, (TerretSettingId)(prop_id - 1), value);
-  else if (_terret_sandbox_is_setting ((TerretSettingId)(prop_id - 1)))
-    changed = _terret_sandbox_set (s, (TerretSettingId)(prop_id - 1), value);
-  else switch ((TerretSettingId)(prop_id - 1))
+  if (envp == NULL)
+    return FALSE;
+  terret_launcher_set_environ (launcher, (const char * const *)envp);
+  terret_launcher_set_cwd (launcher, cwd);
+
+  for (guint i = 0; i < limits->n_values; i++)
     {
-    case TERRET_SETTING_TIMEOUT:
-      changed = set_double (&s->timeout, g_value_get_double (value));
-      break;
-    case TERRET_SETTING_MAX_OUTPUT:
-      changed = s->max_output != g_value_get_uint64 (value);
-      s->max_output = g_value_get_uint64 (value);
-      break;
-    case TERRET_SETTING_CWD:
-      changed = set_string (&s->cwd, g_value_get_string (value));
-      break;
-    case TERRET_SETTING_ENV:
-      {
-        const char * const *env = g_value_get_boxed (value);
-        const char * const empty[] = { NULL };
+      TerretLimits limit = limits->values[i].value;
 
-        if (env == NULL)
-          env = empty;
-        changed = !g_strv_equal ((const char * const *)s->env, env);
-        g_strfreev (s->env);
-        s->env = g_strdupv ((char **)env);
-      }
-      break;
-    case TERRET_SETTING_SHELL:
-      {
-        const char *shell = g_value_get_string (value);
-
-        /* Unset or empty is the default again. */
-        changed = set_string (&s->shell, shell != NULL && *shell != '\0' ? shell
-                                                                         : TERRET_DEFAULT_SHELL);
-      }
-      break;
-    case TERRET_SETTING_HANDSHAKE_TIMEOUT:
-      changed = set_double (&s->handshake_timeout, g_value_get_double (value));
-      break;
-    case TERRET_SETTING_INTERRUPT_GRACE:
-      changed = set_double (&s->interrupt_grace, g_value_get_double (value));
-      break;
-    case TERRET_SETTING_DRAIN_GRACE:
-      changed = set_double (&s->drain_grace, g_value_get_double (value));
-      break;
-    case TERRET_SETTING_LIMIT_MEMORY:
-    case TERRET_SETTING_LIMIT_PROCESSES:
-    case TERRET_SETTING_LIMIT_CPU:
-    case TERRET_SETTING_LIMIT_FILE_SIZE:
-    case TERRET_SETTING_LIMIT_OPEN_FILES:
-      {
-        guint64 *field = &s->limits[prop_id - TERRET_SETTING_PROP (TERRET_SETTING_LIMIT_MEMORY)];
-
-        changed = *field != g_value_get_uint64 (value);
-        *field = g_value_get_uint64 (value);
-      }
-      break;
-    case N_TERRET_SETTINGS:
-    default:
-      g_assert_not_reached ();
+      if (limit != TERRET_LIMIT_NONE && _terret_settings_get_limit (settings, limit) != 0)
+        terret_launcher_set_limit (launcher, limit, _terret_settings_get_limit (settings, limit));
     }
 
-  if (changed)
-    {
-      old = store->current;
-      store->current = s;
-    }
-  else
-    _terret_settings_unref (s);
-  g_mutex_unlock (&store->mutex);
-
-  return changed;
-}
-
-/* --- What a run keeps of its output ------------------------------------ */
-
-/* The capture settings: which bytes a run keeps past max-output, and the
- * file that keeps them all. Kept together here, apart from the rest. */
-
-#define DEFAULT_FULL_OUTPUT_MAX (G_GUINT64_CONSTANT (1) << 30)
-
-static TerretCaptureMode
-engine_capture (TerretEngine engine)
-{
-  return engine == TERRET_ENGINE_SESSION ? TERRET_CAPTURE_MODE_HEAD : TERRET_CAPTURE_MODE_TAIL;
-}
-
-static gboolean
-is_capture_setting (TerretSettingId id)
-{
-  switch (id)
-    {
-    case TERRET_SETTING_CAPTURE:
-    case TERRET_SETTING_KEEP_FULL_OUTPUT:
-    case TERRET_SETTING_FULL_OUTPUT_DIR:
-    case TERRET_SETTING_FULL_OUTPUT_MAX:
-      return TRUE;
-    default:
-      return FALSE;
-    }
-}
-
-static GParamSpec *
-capture_param_spec (TerretSettingId id,
-                    TerretEngine    engine,
-                    GParamFlags     flags)
-{
-  switch (id)
-    {
-    case TERRET_SETTING_CAPTURE:
-      return g_param_spec_enum ("capture", NULL,
-                                "Which bytes of a stream past max-output are kept: head, tail, "
-                                "or head-tail (the first and last halves of max-output); default "
-                                "is the backend's own",
-                                TERRET_TYPE_CAPTURE_MODE, engine_capture (engine), flags);
-    case TERRET_SETTING_KEEP_FULL_OUTPUT:
-      return g_param_spec_boolean ("keep-full-output", NULL,
-                                   "Write every byte of each run's output to a file (0600, in "
-                                   "full-output-dir) named in the result; removed when the "
-                                   "session closes unless the caller takes it",
-                                   FALSE, flags);
-    case TERRET_SETTING_FULL_OUTPUT_DIR:
-      return g_param_spec_string ("full-output-dir", NULL,
-                                  "Directory of full-output files (unset: terret-exec under "
-                                  "$XDG_RUNTIME_DIR, else terret-exec-UID in the temporary "
-                                  "directory, created 0700)",
-                                  NULL, flags);
-    case TERRET_SETTING_FULL_OUTPUT_MAX:
-      return g_param_spec_uint64 ("full-output-max", NULL,
-                                  "Bytes a full-output file holds at most; past it the output is "
-                                  "counted, not written",
-                                  0, G_MAXUINT64, DEFAULT_FULL_OUTPUT_MAX, flags);
-    default:
-      g_assert_not_reached ();
-    }
-}
-
-static void
-capture_defaults (TerretSettings *settings)
-{
-  settings->capture = engine_capture (settings->engine);
-  settings->keep_full_output = FALSE;
-  settings->full_output_dir = NULL;
-  settings->full_output_max = DEFAULT_FULL_OUTPUT_MAX;
-}
-
-static void
-capture_get (const TerretSettings *s,
-             TerretSettingId       id,
-             GValue               *value)
-{
-  switch (id)
-    {
-    case TERRET_SETTING_CAPTURE:
-      g_value_set_enum (value, s->capture);
-      break;
-    case TERRET_SETTING_KEEP_FULL_OUTPUT:
-      g_value_set_boolean (value, s->keep_full_output);
-      break;
-    case TERRET_SETTING_FULL_OUTPUT_DIR:
-      g_value_set_string (value, s->full_output_dir);
-      break;
-    case TERRET_SETTING_FULL_OUTPUT_MAX:
-      g_value_set_uint64 (value, s->full_output_max);
-      break;
-    default:
-      g_assert_not_reached ();
-    }
-}
-
-static gboolean
-capture_set (TerretSettings  *s,
-             TerretSettingId  id,
-             const GValue    *value)
-{
-  gboolean changed = FALSE;
-
-  switch (id)
-    {
-    case TERRET_SETTING_CAPTURE:
-      {
-        /* "default" is the engine's own again. */
-        TerretCaptureMode mode = g_value_get_enum (value);
-
-        if (mode == TERRET_CAPTURE_MODE_DEFAULT)
-          mode = engine_capture (s->engine);
-        changed = s->capture != mode;
-        s->capture = mode;
-      }
-      break;
-    case TERRET_SETTING_KEEP_FULL_OUTPUT:
-      changed = s->keep_full_output != g_value_get_boolean (value);
-      s->keep_full_output = g_value_get_boolean (value);
-      break;
-    case TERRET_SETTING_FULL_OUTPUT_DIR:
-      {
-        const char *dir = g_value_get_string (value);
-
-        /* Empty is unset: the default directory. */
-        changed = set_string (&s->full_output_dir, dir != NULL && *dir != '\0' ? dir : NULL);
-      }
-      break;
-    case TERRET_SETTING_FULL_OUTPUT_MAX:
-      changed = s->full_output_max != g_value_get_uint64 (value);
-      s->full_output_max = g_value_get_uint64 (value);
-      break;
-    default:
-      g_assert_not_reached ();
-    }
-
-  return changed;
-}
-
-/*
- * _terret_settings_capture_mode:
- *
- * What a run keeps of each stream past max-output: the request's mode, or
- * where it leaves it to the executor, the capture setting.
- */
-TerretCaptureMode
-_terret_settings_capture_mode (const TerretSettings *settings,
-                               TerretRequest        *request)
-{
-  TerretCaptureMode mode = terret_request_get_capture (request);
-
-  return mode != TERRET_CAPTURE_MODE_DEFAULT ? mode : settings->capture;
-}
-
-/*
- * _terret_settings_open_spool:
- *
- * The full-output file of one stream of a run, when the request or the
- * keep-full-output setting asks for one; NULL without an error when
- * neither does. A file that cannot be created fails the run before
- * anything is spawned.
- */
-TerretSpool *
-_terret_settings_open_spool (const TerretSettings  *settings,
-                             TerretRequest         *request,
-                             const char            *suffix,
-                             GError               **error)
-{
-  if (!settings->keep_full_output && !terret_request_get_keep_full_output (request))
-    return NULL;
-
-  return _terret_spool_new (settings->full_output_dir, suffix, settings->full_output_max, error);
+  return TRUE;
 }

@@ -10,30 +10,18 @@
 
 G_BEGIN_DECLS
 
-gboolean     _terret_sandbox_is_setting    (TerretSettingId       id);
-GParamSpec  *_terret_sandbox_param_spec    (TerretSettingId       id,
-                                            GParamFlags           flags);
-void         _terret_sandbox_copy          (TerretSettings       *to,
-                                            const TerretSettings *from);
-void         _terret_sandbox_clear         (TerretSettings       *settings);
-void         _terret_sandbox_get           (const TerretSettings *settings,
-                                            TerretSettingId       id,
-                                            GValue               *value);
-gboolean     _terret_sandbox_set           (TerretSettings       *settings,
-                                            TerretSettingId       id,
-                                            const GValue         *value);
-char       **_terret_sandbox_filter_environ (const TerretSettings *settings,
-                                             char                **envp);
-char        *_terret_sandbox_describe      (const TerretSettings *settings);
-char       **_terret_sandbox_build_wrapper (const TerretSettings *settings,
-                                            GBytes              **filter,
-                                            char                **key,
-                                            GError              **error);
-gboolean     _terret_sandbox_check_far     (const TerretSettings *settings,
-                                            GError              **error);
-TerretLauncherLink *_terret_sandbox_get_link (const TerretSettings   *settings,
-                                              TerretLauncherLinkPool *pool,
-                                              TerretFarSide          *far,
-                                              GError                **error);
+char               **_terret_sandbox_filter_environ (const TerretSettings    *settings,
+                                                    char                   **envp);
+char                *_terret_sandbox_describe       (const TerretSettings    *settings);
+char               **_terret_sandbox_build_wrapper  (const TerretSettings    *settings,
+                                                    GBytes                 **filter,
+                                                    char                   **key,
+                                                    GError                 **error);
+gboolean             _terret_sandbox_check_far      (const TerretSettings    *settings,
+                                                    GError                 **error);
+TerretLauncherLink  *_terret_sandbox_get_link       (const TerretSettings    *settings,
+                                                    TerretLauncherLinkPool  *pool,
+                                                    TerretFarSide           *far,
+                                                    GError                 **error);
 
 G_END_DECLS

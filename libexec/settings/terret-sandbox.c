@@ -26,7 +26,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "terret-enum-types.h"
 #include "terret-error.h"
 #include "terret-launcher-private.h"
 #include "terret-sandbox-filter-private.h"
@@ -71,196 +70,6 @@ static const char * const default_env_exclude[] = {
 static const char * const core_environ[] = {
   "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "TERM", "TMPDIR", "TZ", NULL
 };
-
-gboolean
-_terret_sandbox_is_setting (TerretSettingId id)
-{
-  return id >= TERRET_SETTING_SANDBOX && id <= TERRET_SETTING_ENV_EXCLUDE;
-}
-
-GParamSpec *
-_terret_sandbox_param_spec (TerretSettingId id,
-                            GParamFlags     flags)
-{
-  switch (id)
-    {
-    case TERRET_SETTING_SANDBOX:
-      return g_param_spec_enum ("sandbox", NULL,
-                                "What commands may write, through bubblewrap: none, read-only "
-                                "(everything read-only, a private /tmp, a PID namespace) or "
-                                "workspace-write (as read-only, with workspace and writable "
-                                "read-write); a sandbox that cannot be set up is an error",
-                                TERRET_TYPE_SANDBOX, TERRET_SANDBOX_NONE, flags);
-    case TERRET_SETTING_WORKSPACE:
-      return g_param_spec_string ("workspace", NULL,
-                                  "The directory writable under sandbox=workspace-write (unset: "
-                                  "the cwd setting, else the host's cwd)",
-                                  NULL, flags);
-    case TERRET_SETTING_WRITABLE:
-      return g_param_spec_boxed ("writable", NULL,
-                                 "More paths read-write under sandbox=workspace-write",
-                                 G_TYPE_STRV, flags);
-    case TERRET_SETTING_HIDDEN:
-      return g_param_spec_boxed ("hidden", NULL,
-                                 "Paths made invisible under a sandbox besides the defaults "
-                                 "(credential stores: ~/.ssh, ~/.gnupg, ~/.aws, ~/.kube, ~/.netrc "
-                                 "and the like; the host's agent, D-Bus, display and container "
-                                 "engine sockets); ~/ is HOME",
-                                 G_TYPE_STRV, flags);
-    case TERRET_SETTING_UNHIDE:
-      return g_param_spec_boxed ("unhide", NULL,
-                                 "Paths hidden by default left visible on purpose, each one of the "
-                                 "defaults (terret-exec --check lists them); ~/ is HOME",
-                                 G_TYPE_STRV, flags);
-    case TERRET_SETTING_NETWORK:
-      return g_param_spec_enum ("network", NULL,
-                                "on, off (a network namespace with loopback only, and no unix "
-                                "socket: those reach the host's services), or default: off under a "
-                                "sandbox, on without one",
-                                TERRET_TYPE_NETWORK, TERRET_NETWORK_DEFAULT, flags);
-    case TERRET_SETTING_ALLOW_UNIX_SOCKETS:
-      return g_param_spec_boxed ("allow-unix-sockets", NULL,
-                                 "Host unix sockets reachable with the network off: unix sockets "
-                                 "are allowed again, /run is emptied and every other socket a "
-                                 "host service listens on is hidden (unset: none)",
-                                 G_TYPE_STRV, flags);
-    case TERRET_SETTING_ENV_POLICY:
-      return g_param_spec_enum ("env-policy", NULL,
-                                "What of the host's environment commands get: inherit, core (PATH, "
-                                "HOME, USER, LOGNAME, SHELL, LANG, LC_*, TERM, TMPDIR, TZ) or none; "
-                                "env-exclude then drops, env adds",
-                                TERRET_TYPE_ENV_POLICY, TERRET_ENV_POLICY_INHERIT, flags);
-    case TERRET_SETTING_ENV_EXCLUDE:
-      return g_param_spec_boxed ("env-exclude", NULL,
-                                 "Glob patterns of variables dropped from the host's environment "
-                                 "(unset: none without a sandbox; *KEY*, *SECRET*, *TOKEN*, "
-                                 "*PASSWORD*, *CREDENTIAL* under one)",
-                                 G_TYPE_STRV, flags);
-    default:
-      g_assert_not_reached ();
-    }
-}
-
-void
-_terret_sandbox_copy (TerretSettings       *to,
-                      const TerretSettings *from)
-{
-  to->workspace = g_strdup (from->workspace);
-  to->writable = g_strdupv (from->writable);
-  to->hidden = g_strdupv (from->hidden);
-  to->unhide = g_strdupv (from->unhide);
-  to->allow_unix_sockets = g_strdupv (from->allow_unix_sockets);
-  to->env_exclude = g_strdupv (from->env_exclude);
-}
-
-void
-_terret_sandbox_clear (TerretSettings *settings)
-{
-  g_clear_pointer (&settings->workspace, g_free);
-  g_clear_pointer (&settings->writable, g_strfreev);
-  g_clear_pointer (&settings->hidden, g_strfreev);
-  g_clear_pointer (&settings->unhide, g_strfreev);
-  g_clear_pointer (&settings->allow_unix_sockets, g_strfreev);
-  g_clear_pointer (&settings->env_exclude, g_strfreev);
-}
-
-void
-_terret_sandbox_get (const TerretSettings *s,
-                     TerretSettingId       id,
-                     GValue               *value)
-{
-  switch (id)
-    {
-    case TERRET_SETTING_SANDBOX:
-      g_value_set_enum (value, s->sandbox);
-      break;
-    case TERRET_SETTING_WORKSPACE:
-      g_value_set_string (value, s->workspace);
-      break;
-    case TERRET_SETTING_WRITABLE:
-      g_value_set_boxed (value, s->writable);
-      break;
-    case TERRET_SETTING_HIDDEN:
-      g_value_set_boxed (value, s->hidden);
-      break;
-    case TERRET_SETTING_UNHIDE:
-      g_value_set_boxed (value, s->unhide);
-      break;
-    case TERRET_SETTING_NETWORK:
-      g_value_set_enum (value, s->network);
-      break;
-    case TERRET_SETTING_ALLOW_UNIX_SOCKETS:
-      g_value_set_boxed (value, s->allow_unix_sockets);
-      break;
-    case TERRET_SETTING_ENV_POLICY:
-      g_value_set_enum (value, s->env_policy);
-      break;
-    case TERRET_SETTING_ENV_EXCLUDE:
-      g_value_set_boxed (value, s->env_exclude);
-      break;
-    default:
-      g_assert_not_reached ();
-    }
-}
-
-static gboolean
-set_strv (GStrv              *field,
-          const char * const *value)
-{
-  if ((*field == NULL && value == NULL) ||
-      (*field != NULL && value != NULL && g_strv_equal ((const char * const *)*field, value)))
-    return FALSE;
-  g_strfreev (*field);
-  *field = g_strdupv ((char **)value);
-  return TRUE;
-}
-
-gboolean
-_terret_sandbox_set (TerretSettings  *s,
-                     TerretSettingId  id,
-                     const GValue    *value)
-{
-  gboolean changed;
-
-  switch (id)
-    {
-    case TERRET_SETTING_SANDBOX:
-      changed = s->sandbox != (TerretSandbox)g_value_get_enum (value);
-      s->sandbox = g_value_get_enum (value);
-      return changed;
-    case TERRET_SETTING_WORKSPACE:
-      {
-        const char *workspace = g_value_get_string (value);
-
-        if (workspace != NULL && *workspace == '\0')
-          workspace = NULL;
-        changed = g_strcmp0 (s->workspace, workspace) != 0;
-        g_free (s->workspace);
-        s->workspace = g_strdup (workspace);
-        return changed;
-      }
-    case TERRET_SETTING_WRITABLE:
-      return set_strv (&s->writable, g_value_get_boxed (value));
-    case TERRET_SETTING_HIDDEN:
-      return set_strv (&s->hidden, g_value_get_boxed (value));
-    case TERRET_SETTING_UNHIDE:
-      return set_strv (&s->unhide, g_value_get_boxed (value));
-    case TERRET_SETTING_NETWORK:
-      changed = s->network != (TerretNetwork)g_value_get_enum (value);
-      s->network = g_value_get_enum (value);
-      return changed;
-    case TERRET_SETTING_ALLOW_UNIX_SOCKETS:
-      return set_strv (&s->allow_unix_sockets, g_value_get_boxed (value));
-    case TERRET_SETTING_ENV_POLICY:
-      changed = s->env_policy != (TerretEnvPolicy)g_value_get_enum (value);
-      s->env_policy = g_value_get_enum (value);
-      return changed;
-    case TERRET_SETTING_ENV_EXCLUDE:
-      return set_strv (&s->env_exclude, g_value_get_boxed (value));
-    default:
-      g_assert_not_reached ();
-    }
-}
 
 /* --- The environment ---------------------------------------------------- */
 
@@ -663,7 +472,7 @@ _terret_sandbox_build_wrapper (const TerretSettings  *settings,
   /* Inside, no cgroup can be made (/sys is read-only), and the rlimit
    * that stands in for one does not hold for root: refused rather than
    * run without the limit. */
-  if (settings->limits[1] != 0 && settings->sandbox != TERRET_SANDBOX_NONE && geteuid () == 0)
+  if (settings->limit_processes != 0 && settings->sandbox != TERRET_SANDBOX_NONE && geteuid () == 0)
     {
       g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG,
                    "limit-processes cannot hold inside a sandbox for a host running as root "
@@ -898,9 +707,11 @@ _terret_sandbox_describe (const TerretSettings *settings)
 /*
  * _terret_sandbox_get_link:
  *
- * The launcher a process with @settings starts under, from @pool: on
+ * The launcher a process with @settings starts under, out of @pool: on
  * @far when there is one (where this host's sandbox settings are
- * refused), else inside the sandbox the settings ask for, if any.
+ * refused), else the one inside the sandbox they ask for, started when
+ * the policy is first asked for. Fails as _terret_sandbox_build_wrapper()
+ * does.
  */
 TerretLauncherLink *
 _terret_sandbox_get_link (const TerretSettings    *settings,

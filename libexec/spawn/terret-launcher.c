@@ -15,6 +15,7 @@
 #include <gio/gio.h>
 
 #include "terret-launcher-wire.h"
+#include "terret-enum-types.h"
 #include "terret-error.h"
 #include "terret-launcher-private.h"
 #include "terret-process-private.h"
@@ -41,12 +42,9 @@
  * Since: 0.2
  */
 
-/* The limits as the launcher program names them, by bit number of
- * TerretLimits. */
+/* The limits, by bit number of TerretLimits; the launcher program names
+ * each by its flag's nick. */
 #define N_LIMITS 5
-static const char * const limit_names[N_LIMITS] = {
-  "memory", "processes", "cpu", "file-size", "open-files",
-};
 
 G_STATIC_ASSERT (TERRET_LIMIT_MEMORY == TERRET_WIRE_LIMIT_MEMORY);
 G_STATIC_ASSERT (TERRET_LIMIT_PROCESSES == TERRET_WIRE_LIMIT_PROCESSES);
@@ -114,6 +112,13 @@ _terret_launcher_new_for (TerretLauncherLink *launcher_link)
 
   self->link = _terret_launcher_link_ref (launcher_link);
   return self;
+}
+
+/* Whether the process will run on a far side (see TerretFarSide). */
+gboolean
+_terret_launcher_is_far (TerretLauncher *self)
+{
+  return _terret_launcher_link_is_far (self->link);
 }
 
 /**
@@ -510,11 +515,15 @@ write_payload (TerretLauncher      *self,
 
   for (guint i = 0; i < N_LIMITS; i++)
     {
+      g_autoptr(GFlagsClass) limits = NULL;
       g_autofree char *value = NULL;
 
       if (self->limits[i] == 0)
         continue;
-      value = g_strdup_printf ("%s %" G_GUINT64_FORMAT, limit_names[i], self->limits[i]);
+      limits = g_type_class_ref (TERRET_TYPE_LIMITS);
+      value = g_strdup_printf ("%s %" G_GUINT64_FORMAT,
+                               g_flags_get_first_value (limits, 1u << i)->value_nick,
+                               self->limits[i]);
       add_record (payload, TERRET_WIRE_KEY_LIMIT, value);
     }
 

@@ -429,6 +429,14 @@ static const struct
   { "env", "VARIABLE=value entries added to the container's own environment (and, for a "
            "session, to the defaults TERM=dumb, PAGER=cat, ...); the host's is never passed" },
   { "shell", "The bash that runs in the container: a path there, or a name looked up in its PATH" },
+  { "limit-memory", "Bytes of memory: for a disposable container, all it runs together "
+                    "(--memory); in a running container, a session's or run's, by a cgroup where "
+                    "the container lets one be made, else per process as address space (0: no "
+                    "limit; K, M, G suffixes)" },
+  { "limit-processes", "Processes at once: for a disposable container, all it runs together "
+                       "(--pids-limit); in a running container, a session's or run's, by a cgroup "
+                       "where the container lets one be made, else counted over the user's (0: no "
+                       "limit)" },
   { "sandbox", "Refused: the container is the sandbox" },
   { "workspace", "Not used: the container is the sandbox" },
   { "writable", "Not used: the container is the sandbox" },

@@ -11,7 +11,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -40,6 +39,11 @@
  * and the hangup ends the remote shell and everything in its process
  * group.
  *
+ * With a pool of master connections (see TerretSshMux), the client is a
+ * multiplexing one, run by the pool's small wrapper until a master takes
+ * its session: it logs in nowhere, and ending it closes its session on
+ * the master (the same hangup), never the master.
+ *
  * The terminal's modes cannot be set from this side, so the channel has
  * no prepare_run: the session sets them with `stty` in its handshake.
  */
@@ -51,6 +55,9 @@ struct _TerretSshChannel
    * and a failure is read on whichever thread finishes a run. */
   GMutex mutex;
   GStrv client_argv;            /* (owned) (nullable) */
+  GStrv master_argv;            /* (owned) (nullable) without a pool */
+  TerretSshMux *mux;            /* (owned) (nullable) the masters to share */
+  TerretSshMuxTicket *ticket;   /* (owned) (nullable) the running client's place there */
   char *remote_launcher;        /* (owned) (nullable) the remote-launcher setting */
   char *destination;            /* (owned) (nullable) for messages */
   int stderr_fd;                /* the running client's diagnostics, or -1 */
@@ -67,29 +74,11 @@ G_DEFINE_DYNAMIC_TYPE_EXTENDED (TerretSshChannel, terret_ssh_channel, TERRET_TYP
 #define REMOTE_ROWS 24
 #define REMOTE_COLUMNS 80
 
-/* What the remote command exits with when the cwd cannot be entered:
- * not a status a login shell or `env` gives for anything else. */
-#define NO_DIRECTORY_STATUS 209
-
-/* And when the remote-launcher it was told to use is not there. */
-#define NO_LAUNCHER_STATUS 208
-
-/* And when the remote shell refused a limit. */
-#define NO_LIMITS_STATUS 207
-
-/* What `env` (and a POSIX shell) exits with when the command is not
- * found. */
-#define NO_SHELL_STATUS 127
-
 /* How long a client that has closed its stdout gets to exit by itself
  * before it is killed, so that its exit status (the remote command's)
  * is not lost to the kill. It is already leaving: this is a bound, not a
  * wait anybody should ever see. */
 #define LEAVING_GRACE_MSEC 1000
-
-/* The end of what the client said is what explains its exit; a client
- * made verbose by its options may say a lot before. */
-#define DIAGNOSTICS_TAIL (8 * 1024)
 
 /* A word for a POSIX shell: single-quoted, with each `'` closed, escaped
  * and reopened. Any byte but NUL survives unchanged. */
@@ -141,9 +130,10 @@ append_words (GString            *command,
  * @cwd (when not %NULL), and replace itself with @argv under `env` with
  * @envp added to the remote account's own environment. It is POSIX shell
  * syntax, which every usual login shell understands. A `cd` that fails
- * ends the connection with NO_DIRECTORY_STATUS, which the channel turns
- * into a clear failure: the shell's own message is on the terminal too,
- * but among the echo of the handshake on a terminal not yet configured.
+ * ends the connection with TERRET_SSH_NO_DIRECTORY_STATUS, which the
+ * channel turns into a clear failure: the shell's own message is on the
+ * terminal too, but among the echo of the handshake on a terminal not yet
+ * configured.
  *
  * What @argv starts is contained as well as the remote allows, and
  * TERRET_CONTAINMENT says how: under `terret-launcher --supervise`
@@ -174,7 +164,7 @@ terret_ssh_channel_build_command (const char * const *argv,
     {
       g_string_append (command, "cd -- ");
       append_quoted (command, cwd);
-      g_string_append_printf (command, " || exit %d; ", NO_DIRECTORY_STATUS);
+      g_string_append_printf (command, " || exit %d; ", TERRET_SSH_NO_DIRECTORY_STATUS);
     }
 
   if (remote_launcher == NULL)
@@ -190,7 +180,7 @@ terret_ssh_channel_build_command (const char * const *argv,
     {
       g_string_append (command, "L=");
       append_quoted (command, remote_launcher);
-      g_string_append_printf (command, "; [ -x \"$L\" ] || exit %d; ", NO_LAUNCHER_STATUS);
+      g_string_append_printf (command, "; [ -x \"$L\" ] || exit %d; ", TERRET_SSH_NO_LAUNCHER_STATUS);
     }
 
   g_string_append (command, "if [ -n \"$L\" ]; then exec \"$L\" --supervise");
@@ -210,116 +200,14 @@ terret_ssh_channel_build_command (const char * const *argv,
   return g_string_free (command, FALSE);
 }
 
-/* Classifies what the client printed before it ended. The strings are
- * OpenSSH's own, stable for decades. The host key checks come first:
- * their banner mentions other failures' words. */
-static TerretSshFailure
-classify (const char  *text,
-          int          exit_status,
-          char       **said)
-{
-  gboolean client_failed = exit_status == 255;
-  static const struct {
-    const char *needle;
-    TerretSshFailure failure;
-  } patterns[] = {
-    { "has changed and you have requested strict checking", TERRET_SSH_FAILURE_HOST_KEY_CHANGED },
-    { "REMOTE HOST IDENTIFICATION HAS CHANGED", TERRET_SSH_FAILURE_HOST_KEY_CHANGED },
-    { "Host key verification failed", TERRET_SSH_FAILURE_HOST_KEY_UNKNOWN },
-    { "Permission denied", TERRET_SSH_FAILURE_AUTHENTICATION },
-    { "Too many authentication failures", TERRET_SSH_FAILURE_AUTHENTICATION },
-    { "No more authentication methods", TERRET_SSH_FAILURE_AUTHENTICATION },
-    { "Connection refused", TERRET_SSH_FAILURE_REFUSED },
-    { "timed out", TERRET_SSH_FAILURE_TIMED_OUT },
-    { "not responding", TERRET_SSH_FAILURE_TIMED_OUT },
-    { "No route to host", TERRET_SSH_FAILURE_UNREACHABLE },
-    { "Network is unreachable", TERRET_SSH_FAILURE_UNREACHABLE },
-    { "Could not resolve hostname", TERRET_SSH_FAILURE_RESOLVE },
-    { "closed by remote host", TERRET_SSH_FAILURE_CLOSED },
-    { "Connection closed by", TERRET_SSH_FAILURE_CLOSED },
-    { "Connection reset", TERRET_SSH_FAILURE_CLOSED },
-    { "Broken pipe", TERRET_SSH_FAILURE_CLOSED },
-  };
-  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
-  const char *last = NULL;
-
-  for (guint p = 0; p < G_N_ELEMENTS (patterns); p++)
-    {
-      for (guint i = 0; lines[i] != NULL; i++)
-        {
-          if (strstr (lines[i], patterns[p].needle) != NULL)
-            {
-              const char *line = lines[i];
-
-              /* The client names itself; the message says it was ssh. */
-              if (g_str_has_prefix (line, "ssh: "))
-                line += strlen ("ssh: ");
-              *said = g_strstrip (g_strdup (line));
-              return patterns[p].failure;
-            }
-        }
-    }
-
-  /* Nothing known: the last thing it said is the best explanation. */
-  for (guint i = 0; lines[i] != NULL; i++)
-    {
-      g_strstrip (lines[i]);
-      if (*lines[i] != '\0')
-        last = lines[i];
-    }
-  if (exit_status == NO_DIRECTORY_STATUS)
-    return TERRET_SSH_FAILURE_NO_DIRECTORY;
-  if (exit_status == NO_LAUNCHER_STATUS)
-    return TERRET_SSH_FAILURE_NO_LAUNCHER;
-  if (exit_status == NO_LIMITS_STATUS)
-    return TERRET_SSH_FAILURE_NO_LIMITS;
-  if (exit_status == NO_SHELL_STATUS)
-    return TERRET_SSH_FAILURE_NO_SHELL;
-  /* A silent 255 is no failure of the client's: it is also what it exits
-   * with when the remote shell was killed by a signal or said `exit 255`. */
-  if (!client_failed || last == NULL)
-    return TERRET_SSH_FAILURE_NONE;
-
-  *said = g_strdup (last);
-  return TERRET_SSH_FAILURE_OTHER;
-}
-
-/* The last DIAGNOSTICS_TAIL bytes the client wrote to its stderr, as
- * valid UTF-8 without NULs. */
-static char *
-read_diagnostics (int fd)
-{
-  g_autofree char *buffer = NULL;
-  struct stat st;
-  off_t start;
-  gssize n;
-
-  if (fd < 0 || fstat (fd, &st) < 0 || st.st_size <= 0)
-    return g_strdup ("");
-
-  start = st.st_size > DIAGNOSTICS_TAIL ? st.st_size - DIAGNOSTICS_TAIL : 0;
-  buffer = g_malloc (st.st_size - start + 1);
-  do
-    n = pread (fd, buffer, st.st_size - start, start);
-  while (n < 0 && errno == EINTR);
-  if (n <= 0)
-    return g_strdup ("");
-
-  /* Terminal-style line ends, and NULs that would cut a C string. */
-  for (gssize i = 0; i < n; i++)
-    if (buffer[i] == '\0' || buffer[i] == '\r')
-      buffer[i] = '\n';
-
-  return g_utf8_make_valid (buffer, n);
-}
-
 /* The launcher's limits are for the remote shell, not for the local
  * client: taken from the launcher, and set on the far side by the shell
  * itself (bash's ulimit, whose units are known: KiB for -v and -f), in
  * front of @argv, which it then becomes. Over ssh they are rlimits:
  * memory caps each process's address space, processes count the remote
  * user's. A limit the remote refuses (above its hard limit) ends the
- * connection with NO_LIMITS_STATUS, never a shell without it. */
+ * connection with TERRET_SSH_NO_LIMITS_STATUS, never a shell without
+ * it. */
 static char **
 take_limits (TerretLauncher     *launcher,
              const char * const *argv)
@@ -354,7 +242,7 @@ take_limits (TerretLauncher     *launcher,
     {
       /* A failed ulimit stops the chain before the exec; a failed exec
        * ends bash with 127 by itself, which says no shell. */
-      g_string_append_printf (script, "exec \"$@\"; exit %d", NO_LIMITS_STATUS);
+      g_string_append_printf (script, "exec \"$@\"; exit %d", TERRET_SSH_NO_LIMITS_STATUS);
       g_ptr_array_add (out, g_strdup (argv[0]));
       g_ptr_array_add (out, g_strdup ("-c"));
       g_ptr_array_add (out, g_string_free (g_steal_pointer (&script), FALSE));
@@ -366,6 +254,18 @@ take_limits (TerretLauncher     *launcher,
   g_ptr_array_add (out, NULL);
 
   return (char **)g_ptr_array_free (out, FALSE);
+}
+
+/* Gives up a place on a master that no client took. */
+static void
+leave_quietly (TerretSshMuxTicket **ticket)
+{
+  g_autofree char *said = NULL;
+
+  if (*ticket == NULL)
+    return;
+  terret_ssh_mux_ticket_leave (*ticket, &said);
+  g_clear_pointer (ticket, terret_ssh_mux_ticket_unref);
 }
 
 static gboolean
@@ -383,13 +283,20 @@ terret_ssh_channel_spawn (TerretShellChannel  *channel,
   g_autofree char *command = NULL;
   g_autofree char *remote_launcher = NULL;
   g_auto(GStrv) remote_argv = NULL;
+  g_auto(GStrv) master_argv = NULL;
+  g_auto(GStrv) wrapped = NULL;
+  g_autoptr(TerretSshMux) mux = NULL;
+  g_autoptr(TerretSshMuxTicket) ticket = NULL;
+  const char * const *spawned;
   const char *term;
   int to_client[2], from_client[2];
-  int stderr_fd, stderr_copy;
+  int stderr_fd, stderr_copy = -1;
 
   g_mutex_lock (&self->mutex);
   for (guint i = 0; self->client_argv != NULL && self->client_argv[i] != NULL; i++)
     g_ptr_array_add (client, g_strdup (self->client_argv[i]));
+  master_argv = g_strdupv (self->master_argv);
+  mux = self->mux != NULL ? terret_ssh_mux_ref (self->mux) : NULL;
   remote_launcher = g_strdup (self->remote_launcher);
   self->failure = TERRET_SSH_FAILURE_NONE;
   g_clear_pointer (&self->said, g_free);
@@ -422,16 +329,31 @@ terret_ssh_channel_spawn (TerretShellChannel  *channel,
   terret_launcher_set_environ (launcher, (const char * const *)local_env);
   terret_launcher_set_cwd (launcher, NULL);
 
-  stderr_fd = memfd_create ("terret-ssh-stderr", MFD_CLOEXEC);
-  stderr_copy = stderr_fd >= 0 ? dup (stderr_fd) : -1;
-  if (stderr_copy < 0 || !g_unix_open_pipe (to_client, FD_CLOEXEC, NULL))
+  /* A place on a master first, which may start one with this launcher:
+   * the same environment, no cwd, no limits (they were taken). */
+  spawned = (const char * const *)client->pdata;
+  if (mux != NULL)
+    {
+      ticket = terret_ssh_mux_join (mux, launcher, (const char * const *)master_argv, error);
+      if (ticket == NULL)
+        return FALSE;
+      wrapped = terret_ssh_mux_ticket_wrap (ticket, spawned);
+      spawned = (const char * const *)wrapped;
+    }
+
+  stderr_fd = terret_ssh_diagnostics_new (&stderr_copy, error);
+  if (stderr_fd < 0)
+    {
+      leave_quietly (&ticket);
+      return FALSE;
+    }
+  if (!g_unix_open_pipe (to_client, FD_CLOEXEC, NULL))
     {
       int saved_errno = errno;
 
-      if (stderr_fd >= 0)
-        close (stderr_fd);
-      if (stderr_copy >= 0)
-        close (stderr_copy);
+      close (stderr_fd);
+      close (stderr_copy);
+      leave_quietly (&ticket);
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
                    "Could not set up the ssh client's streams: %s", g_strerror (saved_errno));
       return FALSE;
@@ -444,6 +366,7 @@ terret_ssh_channel_spawn (TerretShellChannel  *channel,
       close (stderr_copy);
       close (to_client[0]);
       close (to_client[1]);
+      leave_quietly (&ticket);
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
                    "Could not set up the ssh client's streams: %s", g_strerror (saved_errno));
       return FALSE;
@@ -456,19 +379,28 @@ terret_ssh_channel_spawn (TerretShellChannel  *channel,
   terret_launcher_take_fd (launcher, to_client[0], 0);
   terret_launcher_take_fd (launcher, from_client[1], 1);
   terret_launcher_take_fd (launcher, stderr_copy, 2);
-  process = terret_launcher_spawn (launcher, (const char * const *)client->pdata, error);
+  if (ticket != NULL)
+    terret_launcher_take_fd (launcher, terret_ssh_mux_ticket_steal_wrapper_fd (ticket), 3);
+  process = terret_launcher_spawn (launcher, spawned, error);
   if (process == NULL)
     {
       close (stderr_fd);
       close (to_client[1]);
       close (from_client[0]);
+      leave_quietly (&ticket);
       return FALSE;
     }
+
+  /* The launcher is the pool's to start masters with from now on. */
+  if (ticket != NULL)
+    terret_ssh_mux_ticket_start (ticket, launcher, dup (stderr_fd));
 
   g_mutex_lock (&self->mutex);
   if (self->stderr_fd >= 0)
     close (self->stderr_fd);
   self->stderr_fd = stderr_fd;
+  g_assert (self->ticket == NULL);
+  self->ticket = g_steal_pointer (&ticket);
   g_mutex_unlock (&self->mutex);
 
   terret_shell_channel_set_process (channel, process, from_client[0], to_client[1]);
@@ -493,6 +425,7 @@ static void
 terret_ssh_channel_terminate (TerretShellChannel *channel)
 {
   TerretSshChannel *self = TERRET_SSH_CHANNEL (channel);
+  g_autoptr(TerretSshMuxTicket) ticket = NULL;
   g_autofree char *text = NULL;
   g_autofree char *said = NULL;
   TerretSshFailure failure;
@@ -513,9 +446,10 @@ terret_ssh_channel_terminate (TerretShellChannel *channel)
   g_mutex_lock (&self->mutex);
   fd = self->stderr_fd;
   self->stderr_fd = -1;
+  ticket = g_steal_pointer (&self->ticket);
   g_mutex_unlock (&self->mutex);
 
-  text = read_diagnostics (fd);
+  text = terret_ssh_read_diagnostics (fd);
   if (fd >= 0)
     close (fd);
 
@@ -523,7 +457,22 @@ terret_ssh_channel_terminate (TerretShellChannel *channel)
    * with is the remote command's status. A client we killed has none. */
   if (process != NULL && terret_process_get_exited (process, &wait_status) && WIFEXITED (wait_status))
     exit_status = WEXITSTATUS (wait_status);
-  failure = classify (text, exit_status, &said);
+  failure = terret_ssh_classify (text, exit_status, &said);
+
+  /* A client that had no master, or lost it, has nothing to say: the
+   * master does. */
+  if (ticket != NULL)
+    {
+      g_autofree char *master_said = NULL;
+      TerretSshFailure master_failure = terret_ssh_mux_ticket_leave (ticket, &master_said);
+
+      if (failure == TERRET_SSH_FAILURE_NONE && master_failure != TERRET_SSH_FAILURE_NONE)
+        {
+          failure = master_failure;
+          g_free (said);
+          said = g_steal_pointer (&master_said);
+        }
+    }
 
   g_mutex_lock (&self->mutex);
   self->failure = failure;
@@ -557,7 +506,10 @@ terret_ssh_channel_finalize (GObject *object)
 
   if (self->stderr_fd >= 0)
     close (self->stderr_fd);
+  leave_quietly (&self->ticket);
   g_clear_pointer (&self->client_argv, g_strfreev);
+  g_clear_pointer (&self->master_argv, g_strfreev);
+  g_clear_pointer (&self->mux, terret_ssh_mux_unref);
   g_clear_pointer (&self->remote_launcher, g_free);
   g_clear_pointer (&self->destination, g_free);
   g_clear_pointer (&self->said, g_free);
@@ -609,25 +561,56 @@ terret_ssh_channel_new (void)
  * The client and its options, up to and including the destination (and
  * how messages name it), and the remote launcher to contain the shell
  * with (see terret_ssh_channel_build_command()); the remote command is
- * appended at each spawn. Takes effect at the next spawn: a connection
- * that is up keeps the options it was made with.
+ * appended at each spawn. With @mux, the client is a multiplexing one
+ * and its session goes to a master of @mux, started with @master_argv
+ * (see terret_ssh_mux_join()). Takes effect at the next spawn: a
+ * connection that is up keeps the options it was made with.
  */
 void
 terret_ssh_channel_set_client (TerretSshChannel   *self,
                                const char * const *client_argv,
+                               TerretSshMux       *mux,
+                               const char * const *master_argv,
                                const char         *destination,
                                const char         *remote_launcher)
 {
   g_return_if_fail (TERRET_IS_SSH_CHANNEL (self));
+  g_return_if_fail ((mux == NULL) == (master_argv == NULL));
 
   g_mutex_lock (&self->mutex);
   g_strfreev (self->client_argv);
   self->client_argv = g_strdupv ((char **)client_argv);
+  g_strfreev (self->master_argv);
+  self->master_argv = g_strdupv ((char **)master_argv);
+  g_clear_pointer (&self->mux, terret_ssh_mux_unref);
+  self->mux = mux != NULL ? terret_ssh_mux_ref (mux) : NULL;
   g_free (self->destination);
   self->destination = g_strdup (destination);
   g_free (self->remote_launcher);
   self->remote_launcher = g_strdup (remote_launcher);
   g_mutex_unlock (&self->mutex);
+}
+
+/*
+ * terret_ssh_channel_settle:
+ *
+ * The shell answered a run: its client has its session, so whatever
+ * watched its start (see terret_ssh_mux_ticket_settle()) can stop.
+ */
+void
+terret_ssh_channel_settle (TerretSshChannel *self)
+{
+  g_autoptr(TerretSshMuxTicket) ticket = NULL;
+
+  g_return_if_fail (TERRET_IS_SSH_CHANNEL (self));
+
+  g_mutex_lock (&self->mutex);
+  if (self->ticket != NULL)
+    ticket = terret_ssh_mux_ticket_ref (self->ticket);
+  g_mutex_unlock (&self->mutex);
+
+  if (ticket != NULL)
+    terret_ssh_mux_ticket_settle (ticket);
 }
 
 /* How messages name the far end of the connection. */

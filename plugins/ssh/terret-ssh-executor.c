@@ -21,14 +21,14 @@
  * session table, the common settings, the protocol, timeouts and
  * restarts) is the SDK's TerretSessionExecutor.
  *
- * One connection per session. OpenSSH's multiplexing would save a key
- * exchange per session, but its master is a process shared by every
- * session that outlives each of them (or dies with the first), which
- * breaks the rule that ending a session ends everything it started: here
- * killing a session's client closes its connection, sshd hangs up the
- * remote terminal, and the hangup ends the remote shell and its jobs.
- * Sessions are long-lived, so the extra handshake is paid rarely. A user
- * can still ask for multiplexing explicitly through ssh-options.
+ * The sessions of an executor share a few master connections (OpenSSH's
+ * ControlMaster, see TerretSshMux): a burst of sessions logs in a handful
+ * of times, not once each, which sshd's MaxStartups would refuse, and a
+ * session on a live connection starts without a key exchange. Each
+ * session is still a client process of its own: killing it closes its
+ * session on the master, sshd hangs up the remote terminal, and the
+ * hangup ends the remote shell and its jobs, as a connection of its own
+ * would. multiplex=false gives each session its own connection.
  *
  * The client never prompts (BatchMode=yes, which no option can undo) and
  * its failures are told apart by what it printed: connection refused or
@@ -65,6 +65,9 @@ struct _TerretSshExecutor
   char *strict_host_key_checking; /* (owned) */
   char *config_file;            /* (owned) (nullable) */
   char *remote_launcher;        /* (owned) (nullable) NULL: auto */
+  gboolean multiplex;
+
+  TerretSshMux *mux;            /* (owned) the masters the sessions share */
 };
 
 /* Everything but the channel and the explanation of a run's outcome is
@@ -86,6 +89,7 @@ enum {
   PROP_STRICT_HOST_KEY_CHECKING,
   PROP_CONFIG_FILE,
   PROP_REMOTE_LAUNCHER,
+  PROP_MULTIPLEX,
   N_PROPS
 };
 
@@ -105,6 +109,7 @@ typedef struct
   char *strict_host_key_checking;
   char *config_file;
   char *remote_launcher;
+  gboolean multiplex;
 } Settings;
 
 static void
@@ -137,6 +142,7 @@ settings_snapshot (TerretSshExecutor *self,
   settings->strict_host_key_checking = g_strdup (self->strict_host_key_checking);
   settings->config_file = g_strdup (self->config_file);
   settings->remote_launcher = g_strdup (self->remote_launcher);
+  settings->multiplex = self->multiplex;
   g_mutex_unlock (&self->mutex);
 }
 
@@ -171,13 +177,22 @@ add_option (GPtrArray  *argv,
   g_ptr_array_add (argv, g_strdup_printf ("%s=%s", name, quoted));
 }
 
+/* Which client a command line is for. */
+typedef enum {
+  CLIENT_OWN_CONNECTION,        /* a session's, logging in itself */
+  CLIENT_MULTIPLEXED,           /* a session's, on a master of the pool */
+  CLIENT_MASTER,                /* a master's: a connection, no session */
+} ClientRole;
+
 /* Checks the settings and builds the client's command line up to and
  * including the destination. For ssh the first value given for an option
- * wins, so the order is the policy: what must hold (never prompt), then
- * the settings, then the user's own ssh-options, then defaults those
- * options may override. */
+ * wins, so the order is the policy: what must hold (never prompt, and
+ * for the pool's clients how they multiplex), then the settings, then
+ * the user's own ssh-options, then defaults those options may
+ * override. */
 static GStrv
 build_client_argv (const Settings  *settings,
+                   ClientRole       role,
                    char           **destination,
                    GError         **error)
 {
@@ -230,11 +245,28 @@ build_client_argv (const Settings  *settings,
     }
 
   g_ptr_array_add (argv, g_strdup ("ssh"));
-  /* A remote terminal, forced: the client has none of its own. No escape
-   * character: a request must reach the remote bash byte for byte. */
-  g_ptr_array_add (argv, g_strdup ("-tt"));
-  g_ptr_array_add (argv, g_strdup ("-e"));
-  g_ptr_array_add (argv, g_strdup ("none"));
+  if (role == CLIENT_MASTER)
+    {
+      /* A master and nothing else, in the foreground: its unit is its
+       * lifetime, and its stdout closing says it is up (ControlPersist
+       * would put it in the background). The pool adds its path. */
+      g_ptr_array_add (argv, g_strdup ("-M"));
+      g_ptr_array_add (argv, g_strdup ("-N"));
+      add_option (argv, "ControlPersist", "no");
+    }
+  else
+    {
+      /* A remote terminal, forced: the client has none of its own. No
+       * escape character: a request must reach the remote bash byte for
+       * byte. */
+      g_ptr_array_add (argv, g_strdup ("-tt"));
+      g_ptr_array_add (argv, g_strdup ("-e"));
+      g_ptr_array_add (argv, g_strdup ("none"));
+    }
+  /* A client of the pool's master, never one itself, whatever ssh_config
+   * or ssh-options say; the pool adds the master's path. */
+  if (role == CLIENT_MULTIPLEXED)
+    add_option (argv, "ControlMaster", "no");
   add_option (argv, "BatchMode", "yes");
 
   if (settings->config_file != NULL)
@@ -278,8 +310,11 @@ build_client_argv (const Settings  *settings,
   if (settings->identity_file != NULL)
     add_option (argv, "IdentitiesOnly", "yes");
   /* A ControlMaster from ssh_config would leave a master process behind
-   * every session; forwardings from it would be set up once per session. */
-  add_option (argv, "ControlMaster", "no");
+   * every session (the pool's clients said theirs above); forwardings
+   * from it would be set up once per session, or held by a master for
+   * none. */
+  if (role == CLIENT_OWN_CONNECTION)
+    add_option (argv, "ControlMaster", "no");
   add_option (argv, "ClearAllForwardings", "yes");
   add_option (argv, "ServerAliveInterval", SERVER_ALIVE_INTERVAL);
   add_option (argv, "ServerAliveCountMax", SERVER_ALIVE_COUNT_MAX);
@@ -344,15 +379,20 @@ terret_ssh_executor_prepare_spawn (TerretSessionExecutor  *executor,
   TerretSshExecutor *self = TERRET_SSH_EXECUTOR (executor);
   g_auto(Settings) settings = { 0 };
   g_auto(GStrv) client_argv = NULL;
+  g_auto(GStrv) master_argv = NULL;
   g_auto(GStrv) envp = NULL;
   g_autofree char *destination = NULL;
 
   g_return_val_if_fail (TERRET_IS_SSH_CHANNEL (channel), FALSE);
 
   settings_snapshot (self, &settings);
-  client_argv = build_client_argv (&settings, &destination, error);
+  client_argv = build_client_argv (&settings,
+                                   settings.multiplex ? CLIENT_MULTIPLEXED : CLIENT_OWN_CONNECTION,
+                                   &destination, error);
   if (client_argv == NULL)
     return FALSE;
+  if (settings.multiplex)
+    master_argv = build_client_argv (&settings, CLIENT_MASTER, NULL, error);
 
   {
     TerretSandbox sandbox;
@@ -389,7 +429,9 @@ terret_ssh_executor_prepare_spawn (TerretSessionExecutor  *executor,
     }
 
   terret_ssh_channel_set_client (TERRET_SSH_CHANNEL (channel),
-                                 (const char * const *)client_argv, destination,
+                                 (const char * const *)client_argv,
+                                 settings.multiplex ? self->mux : NULL,
+                                 (const char * const *)master_argv, destination,
                                  settings.remote_launcher);
   terret_launcher_set_environ (launcher, (const char * const *)envp);
   /* The handshake of a new session includes connecting and logging in,
@@ -414,7 +456,7 @@ terret_ssh_executor_check_available (TerretSessionExecutor  *executor,
    * An unconfigured host is "unavailable", so selection by priority
    * passes this backend by. */
   settings_snapshot (self, &settings);
-  client_argv = build_client_argv (&settings, NULL, error);
+  client_argv = build_client_argv (&settings, CLIENT_OWN_CONNECTION, NULL, error);
   if (client_argv == NULL)
     return FALSE;
 
@@ -492,6 +534,9 @@ describe_failure (TerretSshExecutor *self,
                                 "remote-launcher to auto or none",
                                 destination, launcher != NULL ? launcher : "");
       }
+    case TERRET_SSH_FAILURE_NO_SESSION:
+      return g_strdup_printf ("On %s: the server refused to open a session on a connection with "
+                              "no other (its MaxSessions?)%s", destination, detail);
     case TERRET_SSH_FAILURE_NO_LIMITS:
       return g_strdup_printf ("On %s: the shell could not set the limit-* settings there (a "
                               "value above the remote's hard limit?)%s", destination, detail);
@@ -549,6 +594,9 @@ terret_ssh_executor_explain_outcome (TerretSessionExecutor  *executor,
       return NULL;
     }
 
+  /* A shell answered: its session is on its master for good. */
+  terret_ssh_channel_settle (TERRET_SSH_CHANNEL (channel));
+
   /* The engine says that its shell ended; the client says whether the
    * connection went with it, in which case what it exited with (255) is
    * the client's, not the command's. */
@@ -569,9 +617,22 @@ terret_ssh_executor_explain_outcome (TerretSessionExecutor  *executor,
 /* --- GObject ---------------------------------------------------------- */
 
 static void
+terret_ssh_executor_dispose (GObject *object)
+{
+  TerretSshExecutor *self = TERRET_SSH_EXECUTOR (object);
+
+  /* The sessions first (the base closes them), then the masters they
+   * were on: nothing of the executor outlives it. */
+  G_OBJECT_CLASS (terret_ssh_executor_parent_class)->dispose (object);
+  terret_ssh_mux_close (self->mux);
+}
+
+static void
 terret_ssh_executor_finalize (GObject *object)
 {
   TerretSshExecutor *self = TERRET_SSH_EXECUTOR (object);
+
+  g_clear_pointer (&self->mux, terret_ssh_mux_unref);
 
   g_clear_pointer (&self->host, g_free);
   g_clear_pointer (&self->user, g_free);
@@ -630,6 +691,8 @@ terret_ssh_executor_get_property (GObject    *object,
     g_value_set_uint (value, self->connect_timeout);
   else if (prop_id == PROP_SSH_OPTIONS)
     g_value_set_boxed (value, self->ssh_options);
+  else if (prop_id == PROP_MULTIPLEX)
+    g_value_set_boolean (value, self->multiplex);
   else
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   g_mutex_unlock (&self->mutex);
@@ -671,6 +734,11 @@ terret_ssh_executor_set_property (GObject      *object,
     {
       changed = self->connect_timeout != g_value_get_uint (value);
       self->connect_timeout = g_value_get_uint (value);
+    }
+  else if (prop_id == PROP_MULTIPLEX)
+    {
+      changed = self->multiplex != g_value_get_boolean (value);
+      self->multiplex = g_value_get_boolean (value);
     }
   else if (prop_id == PROP_SSH_OPTIONS)
     {
@@ -725,6 +793,7 @@ terret_ssh_executor_class_init (TerretSshExecutorClass *klass)
   TerretSessionExecutorClass *session_class = TERRET_SESSION_EXECUTOR_CLASS (klass);
   const GParamFlags flags = (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
+  object_class->dispose = terret_ssh_executor_dispose;
   object_class->finalize = terret_ssh_executor_finalize;
   object_class->get_property = terret_ssh_executor_get_property;
   object_class->set_property = terret_ssh_executor_set_property;
@@ -791,6 +860,14 @@ terret_ssh_executor_class_init (TerretSshExecutorClass *klass)
                          "shell's TERRET_CONTAINMENT says which was used",
                          NULL, flags);
 
+  properties[PROP_MULTIPLEX] =
+    g_param_spec_boolean ("multiplex", NULL,
+                          "Whether the sessions share a few master connections (OpenSSH's "
+                          "ControlMaster, at most 8 sessions on each), opened on first use and "
+                          "closed with the executor; false: each session logs in on a connection "
+                          "of its own",
+                          TRUE, flags);
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -806,30 +883,21 @@ terret_ssh_executor_init (TerretSshExecutor *self)
   self->ssh_options = g_new0 (char *, 1);
   self->connect_timeout = DEFAULT_CONNECT_TIMEOUT;
   self->strict_host_key_checking = g_strdup (DEFAULT_STRICT_HOST_KEY_CHECKING);
+  self->multiplex = TRUE;
+  self->mux = terret_ssh_mux_new ();
 }
 
 /* --- Module ------------------------------------------------------------ */
 
-G_MODULE_EXPORT void
-g_io_module_load (GIOModule *module)
+static void
+ssh_module_load (GTypeModule *module)
 {
-  terret_ssh_channel_register (G_TYPE_MODULE (module));
-  terret_ssh_executor_register_type (G_TYPE_MODULE (module));
+  terret_ssh_channel_register (module);
+  terret_ssh_executor_register_type (module);
   /* Low: a remote host is never what a caller who named no backend
    * expects, and without a host configured this one is unavailable. */
   g_io_extension_point_implement (TERRET_EXECUTOR_EXTENSION_POINT_NAME,
                                   terret_ssh_executor_get_type (), "ssh", 10);
 }
 
-G_MODULE_EXPORT void
-g_io_module_unload (GIOModule *module)
-{
-}
-
-G_MODULE_EXPORT char **
-g_io_module_query (void)
-{
-  char *extension_points[] = { (char *)TERRET_EXECUTOR_EXTENSION_POINT_NAME, NULL };
-
-  return g_strdupv (extension_points);
-}
+TERRET_DEFINE_BACKEND_MODULE (ssh_module_load)

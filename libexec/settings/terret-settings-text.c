@@ -1,5 +1,5 @@
-/* terret-settings.c: backend settings from the strings of a config file
- * or a command line, and applying them
+/* terret-settings-text.c: backend settings as text: read from a
+ * configuration file or a command line and applied, and written back
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -9,10 +9,11 @@
 #include <math.h>
 #include <string.h>
 
+#include "terret-backend-info-private.h"
 #include "terret-error.h"
 #include "terret-executor.h"
-#include "terret-registry-private.h"
-#include "terret-settings-private.h"
+
+static char *describe_type (GParamSpec *pspec);
 
 static gboolean
 invalid (GError    **error,
@@ -20,7 +21,7 @@ invalid (GError    **error,
          const char *text,
          const char *why)
 {
-  g_autofree char *expected = _terret_settings_describe_type (pspec);
+  g_autofree char *expected = describe_type (pspec);
 
   g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG,
                "invalid value “%s” for %s: %s%sexpected %s",
@@ -163,18 +164,14 @@ parse_double (GParamSpec *pspec,
   return TRUE;
 }
 
-/*
- * _terret_settings_value_from_string:
- *
- * Converts @text to a value of @pspec's type, within @pspec's range, or
- * fails with an error that says what is allowed. @value must be
- * unset (G_VALUE_INIT); it is initialized on success.
- */
-gboolean
-_terret_settings_value_from_string (GParamSpec  *pspec,
-                                    const char  *text,
-                                    GValue      *value,
-                                    GError     **error)
+/* Converts @text to a value of @pspec's type, within @pspec's range, or
+ * fails with an error that says what is allowed. @value must be unset
+ * (G_VALUE_INIT); it is initialized on success. */
+static gboolean
+value_from_string (GParamSpec  *pspec,
+                   const char  *text,
+                   GValue      *value,
+                   GError     **error)
 {
   GType type = G_PARAM_SPEC_VALUE_TYPE (pspec);
 
@@ -266,10 +263,9 @@ _terret_settings_value_from_string (GParamSpec  *pspec,
   return FALSE;
 }
 
-/* What a value of @pspec's type looks like, for error messages and the
- * CLI's listing. */
-char *
-_terret_settings_describe_type (GParamSpec *pspec)
+/* What a value of @pspec's type looks like, for error messages. */
+static char *
+describe_type (GParamSpec *pspec)
 {
   GType type = G_PARAM_SPEC_VALUE_TYPE (pspec);
 
@@ -326,14 +322,112 @@ _terret_settings_describe_type (GParamSpec *pspec)
   return g_strdup (g_type_name (type));
 }
 
-/* --- Applying settings ---------------------------------------------------- */
-
-static gboolean
-is_setting (GParamSpec *pspec)
+/* A list in the syntax parse_list() reads: `;` between entries, and a
+ * `;` or `\\` inside one escaped. */
+static char *
+list_to_string (const char * const *list)
 {
-  return (pspec->flags & G_PARAM_WRITABLE) != 0 &&
-         (pspec->flags & G_PARAM_CONSTRUCT_ONLY) == 0;
+  g_autoptr(GString) text = g_string_new (NULL);
+
+  for (guint i = 0; list[i] != NULL; i++)
+    {
+      if (i > 0)
+        g_string_append_c (text, ';');
+      for (const char *c = list[i]; *c != '\0'; c++)
+        {
+          if (*c == ';' || *c == '\\')
+            g_string_append_c (text, '\\');
+          g_string_append_c (text, *c);
+        }
+    }
+
+  return g_string_free (g_steal_pointer (&text), FALSE);
 }
+
+/**
+ * terret_setting_value_to_string:
+ * @value: a value of a setting's type
+ *
+ * Writes @value as the text [method@Terret.Executor.set_setting] and the
+ * configuration file take: a number in the C locale, `true` or `false`,
+ * an enumeration's nick, flags' nicks joined with `|`, a list's entries
+ * joined with `;` (a `;` or `\\` in one escaped with `\\`), a string as
+ * it is.
+ *
+ * Returns: (transfer full) (nullable): the text, or %NULL for a string or
+ *   a list that is unset
+ *
+ * Since: 0.2
+ */
+char *
+terret_setting_value_to_string (const GValue *value)
+{
+  GType type;
+
+  g_return_val_if_fail (G_IS_VALUE (value), NULL);
+
+  type = G_VALUE_TYPE (value);
+  if (type == G_TYPE_BOOLEAN)
+    return g_strdup (g_value_get_boolean (value) ? "true" : "false");
+  if (type == G_TYPE_INT)
+    return g_strdup_printf ("%d", g_value_get_int (value));
+  if (type == G_TYPE_UINT)
+    return g_strdup_printf ("%u", g_value_get_uint (value));
+  if (type == G_TYPE_LONG)
+    return g_strdup_printf ("%ld", g_value_get_long (value));
+  if (type == G_TYPE_ULONG)
+    return g_strdup_printf ("%lu", g_value_get_ulong (value));
+  if (type == G_TYPE_INT64)
+    return g_strdup_printf ("%" G_GINT64_FORMAT, g_value_get_int64 (value));
+  if (type == G_TYPE_UINT64)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT, g_value_get_uint64 (value));
+  if (type == G_TYPE_DOUBLE || type == G_TYPE_FLOAT)
+    {
+      double number = type == G_TYPE_DOUBLE ? g_value_get_double (value)
+                                            : g_value_get_float (value);
+      char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+      /* The shortest text that reads back as the same number: 0.1, not
+       * the 0.10000000000000001 of g_ascii_dtostr(). */
+      g_ascii_formatd (buf, sizeof buf, "%.15g", number);
+      if (g_ascii_strtod (buf, NULL) != number)
+        g_ascii_dtostr (buf, sizeof buf, number);
+      return g_strdup (buf);
+    }
+  if (type == G_TYPE_STRING)
+    return g_value_dup_string (value);
+  if (type == G_TYPE_STRV)
+    {
+      const char * const *list = g_value_get_boxed (value);
+
+      return list != NULL ? list_to_string (list) : NULL;
+    }
+  if (G_TYPE_IS_ENUM (type))
+    {
+      g_autoptr(GEnumClass) klass = g_type_class_ref (type);
+      GEnumValue *ev = g_enum_get_value (klass, g_value_get_enum (value));
+
+      if (ev != NULL)
+        return g_strdup (ev->value_nick);
+    }
+  if (G_TYPE_IS_FLAGS (type))
+    {
+      g_autoptr(GFlagsClass) klass = g_type_class_ref (type);
+      g_autoptr(GString) text = g_string_new (NULL);
+      guint flags = g_value_get_flags (value);
+
+      for (guint i = 0; i < klass->n_values; i++)
+        if (klass->values[i].value != 0 &&
+            (flags & klass->values[i].value) == klass->values[i].value)
+          g_string_append_printf (text, "%s%s", text->len > 0 ? "|" : "",
+                                  klass->values[i].value_nick);
+      return g_string_free (g_steal_pointer (&text), FALSE);
+    }
+
+  return g_strdup_value_contents (value);
+}
+
+/* --- Applying settings ---------------------------------------------------- */
 
 /**
  * terret_executor_list_settings:
@@ -354,27 +448,14 @@ GParamSpec **
 terret_executor_list_settings (TerretExecutor *self,
                                guint          *n_settings)
 {
-  g_autofree GParamSpec **pspecs = NULL;
-  GPtrArray *settings = g_ptr_array_new ();
-  guint n = 0;
-
   g_return_val_if_fail (TERRET_IS_EXECUTOR (self), NULL);
 
-  pspecs = g_object_class_list_properties (G_OBJECT_GET_CLASS (self), &n);
-  for (guint i = 0; i < n; i++)
-    if (is_setting (pspecs[i]))
-      g_ptr_array_add (settings, pspecs[i]);
-
-  if (n_settings != NULL)
-    *n_settings = settings->len;
-  g_ptr_array_add (settings, NULL);
-  return (GParamSpec **)g_ptr_array_free (settings, FALSE);
+  return _terret_backend_info_list_type_settings (G_OBJECT_TYPE (self), n_settings);
 }
 
 static char *
-list_settings (TerretExecutor *self)
+list_settings (GParamSpec **pspecs)
 {
-  g_autofree GParamSpec **pspecs = terret_executor_list_settings (self, NULL);
   g_autoptr(GString) names = g_string_new (NULL);
 
   for (guint i = 0; pspecs[i] != NULL; i++)
@@ -395,19 +476,18 @@ find_setting (TerretExecutor  *self,
               const char      *key,
               GError         **error)
 {
-  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (self), key);
+  g_autofree GParamSpec **settings = terret_executor_list_settings (self, NULL);
+  g_autofree char *names = NULL;
 
-  if (pspec == NULL || !is_setting (pspec))
-    {
-      g_autofree char *names = list_settings (self);
+  for (guint i = 0; settings[i] != NULL; i++)
+    if (g_str_equal (g_param_spec_get_name (settings[i]), key))
+      return settings[i];
 
-      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG,
-                   "the %s backend has no setting “%s”; its settings: %s",
-                   _terret_registry_backend_name (self), key, names);
-      return NULL;
-    }
-
-  return pspec;
+  names = list_settings (settings);
+  g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG,
+               "the %s backend has no setting “%s”; its settings: %s",
+               terret_executor_get_name (self), key, names);
+  return NULL;
 }
 
 static gboolean
@@ -421,7 +501,7 @@ set_value (TerretExecutor  *self,
    * that silently became something else would be worse than an error. */
   if (g_param_value_validate (pspec, value))
     {
-      g_autofree char *expected = _terret_settings_describe_type (pspec);
+      g_autofree char *expected = describe_type (pspec);
 
       g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG,
                    "invalid value “%s” for %s: expected %s",
@@ -467,7 +547,7 @@ terret_executor_set_setting (TerretExecutor  *self,
   if ((pspec = find_setting (self, key, error)) == NULL)
     return FALSE;
 
-  if (!_terret_settings_value_from_string (pspec, value, &gvalue, error))
+  if (!value_from_string (pspec, value, &gvalue, error))
     return FALSE;
 
   return set_value (self, pspec, &gvalue, value, error);
@@ -504,7 +584,7 @@ terret_executor_apply_key_file (TerretExecutor  *self,
   if (origin == NULL)
     origin = "configuration";
 
-  group = _terret_registry_backend_name (self);
+  group = terret_executor_get_name (self);
   if (!g_key_file_has_group (key_file, group))
     return TRUE;
 
@@ -526,7 +606,7 @@ terret_executor_apply_key_file (TerretExecutor  *self,
         text = g_key_file_get_string (key_file, group, keys[i], &local_error);
 
       ok = text != NULL &&
-           _terret_settings_value_from_string (pspec, text, &gvalue, &local_error) &&
+           value_from_string (pspec, text, &gvalue, &local_error) &&
            set_value (self, pspec, &gvalue, text, &local_error);
 
       if (!ok)
