@@ -578,7 +578,7 @@ handle_request (Bridge *bridge)
           relay_stream_init (&unit->streams[i], fd, i, sends, !sends);
           if (sends)
             {
-              char value[16];
+              char value[24];
 
               snprintf (value, sizeof value, "%zu", i);
               relay_buffer_append (&payload, FAR_KEY_INPUT, sizeof FAR_KEY_INPUT);
