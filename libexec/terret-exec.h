@@ -17,6 +17,7 @@
 #include "terret-backend-info.h"
 #include "terret-process.h"
 #include "terret-launcher.h"
+#include "terret-far-side.h"
 #include "terret-shell-channel.h"
 #include "terret-session-executor.h"
 #include "terret-command-executor.h"

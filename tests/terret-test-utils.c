@@ -222,6 +222,74 @@ terret_test_make_tmpdir (void)
   return path;
 }
 
+/*
+ * terret_test_give_home:
+ *
+ * The isolated test's HOME and XDG directories are /dev/null for the
+ * programs it starts; those that read their configuration there (podman,
+ * docker, kubectl) get empty directories instead.
+ */
+void
+terret_test_give_home (void)
+{
+  static const char * const dirs[] = { "HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
+                                       "XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (dirs); i++)
+    if (g_strcmp0 (g_getenv (dirs[i]), "/dev/null") == 0)
+      {
+        g_autofree char *dir = terret_test_make_tmpdir ();
+
+        g_setenv (dirs[i], dir, TRUE);
+      }
+}
+
+/*
+ * terret_test_run_argv:
+ *
+ * Runs @argv to its end: its stdout, stripped, or %NULL with @error
+ * saying what it printed on stderr when it failed.
+ */
+char *
+terret_test_run_argv (const char * const  *argv,
+                      GError             **error)
+{
+  g_autoptr(GSubprocess) process = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+
+  process = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
+                               error);
+  if (process == NULL || !g_subprocess_communicate_utf8 (process, NULL, NULL, &out, &err, error))
+    return NULL;
+  if (!g_subprocess_get_if_exited (process) || g_subprocess_get_exit_status (process) != 0)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s failed: %s", argv[0],
+                   g_strstrip (err));
+      return NULL;
+    }
+  return g_strstrip (g_steal_pointer (&out));
+}
+
+/*
+ * terret_test_assert_run_fails:
+ *
+ * A run of `true` fails with @code, its message saying @needle.
+ */
+void
+terret_test_assert_run_fails (TerretExecutor *executor,
+                              int             code,
+                              const char     *needle)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TerretResult) result = terret_test_run_command (executor, "true", &error);
+
+  g_assert_null (result);
+  g_assert_error (error, TERRET_EXEC_ERROR, code);
+  if (strstr (error->message, needle) == NULL)
+    g_error ("“%s” does not say “%s”", error->message, needle);
+}
+
 const char *
 terret_test_cli_path (void)
 {

@@ -34,6 +34,12 @@ guint          terret_test_count_session_members   (GPid            sid);
 gboolean       terret_test_process_alive           (GPid            pid);
 gboolean       terret_test_process_reaped          (GPid            pid);
 char          *terret_test_make_tmpdir             (void);
+void           terret_test_give_home               (void);
+char          *terret_test_run_argv                (const char * const *argv,
+                                                    GError        **error);
+void           terret_test_assert_run_fails        (TerretExecutor *executor,
+                                                    int             code,
+                                                    const char     *needle);
 const char    *terret_test_cli_path                (void);
 char          *terret_test_make_fifo               (const char     *dir,
                                                     const char     *name);

@@ -12,6 +12,7 @@
 
 #include <gio/gio.h>
 
+#include "terret-launcher-terminal.h"
 #include "terret-pty-channel.h"
 
 /*
@@ -31,23 +32,9 @@ struct _TerretPtyChannel
 G_DEFINE_DYNAMIC_TYPE_EXTENDED (TerretPtyChannel, terret_pty_channel, TERRET_TYPE_SHELL_CHANNEL,
                                 G_TYPE_FLAG_FINAL, {})
 
-/* A conventional size: some programs ask, and 0x0 makes them guess. */
-#define PTY_ROWS 24
-#define PTY_COLUMNS 80
-
-/* The modes the protocol relies on, set on the master (Linux applies a
- * master's termios ioctls to the terminal itself):
- * - no echo, so requests do not come back as output;
- * - no output processing, so a newline is not rewritten as CR-LF and the
- *   bytes are the command's;
- * - non-canonical input, VMIN 1 VTIME 0, so no line length limit applies
- *   to a request and no byte is special but the signal characters;
- * - no software flow control, so a stray ^S cannot wedge the stream;
- * - no input translation (NL to CR, CR ignored or made NL, the eighth bit
- *   stripped, capitals lowered), so a request and the caller's input
- *   arrive as written: `stty inlcr igncr` would otherwise end every line;
- * - ISIG kept, and ^C the interrupt character, so ^C still interrupts the
- *   foreground group. */
+/* The modes the protocol relies on (terret-launcher-terminal.h), set on
+ * the master: Linux applies a master's termios ioctls to the terminal
+ * itself. */
 static gboolean
 set_modes (int      fd,
            GError **error)
@@ -58,13 +45,7 @@ set_modes (int      fd,
     goto fail;
 
   wanted = modes;
-  wanted.c_lflag &= ~(ECHO | ECHOE | ECHOK | ECHONL | ICANON | IEXTEN);
-  wanted.c_lflag |= ISIG;
-  wanted.c_oflag &= ~OPOST;
-  wanted.c_iflag &= ~(IXON | IXOFF | IXANY | INLCR | IGNCR | ICRNL | ISTRIP | IUCLC);
-  wanted.c_cc[VMIN] = 1;
-  wanted.c_cc[VTIME] = 0;
-  wanted.c_cc[VINTR] = 0x03;
+  terret_terminal_protocol_modes (&wanted);
 
   /* This runs before every exchange; the usual case is that nothing
    * changed, and one read is then all it costs. */
@@ -113,7 +94,7 @@ terret_pty_channel_spawn (TerretShellChannel  *channel,
                           const char * const  *argv,
                           GError             **error)
 {
-  struct winsize size = { PTY_ROWS, PTY_COLUMNS, 0, 0 };
+  struct winsize size = { TERRET_TERMINAL_ROWS, TERRET_TERMINAL_COLUMNS, 0, 0 };
   g_autoptr(TerretProcess) process = NULL;
   char name[128];
   int master, slave;

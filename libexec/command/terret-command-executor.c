@@ -298,6 +298,27 @@ terret_command_executor_get_capabilities (TerretExecutor *executor)
   return TERRET_COMMAND_EXECUTOR_GET_CLASS (self)->get_capabilities (self);
 }
 
+/* The launcher a run with @settings starts under: on the subclass's far
+ * side, or inside the sandbox they ask for, if any. */
+static TerretLauncherLink *
+get_link (TerretCommandExecutor  *self,
+          TerretSettings         *settings,
+          GError                **error)
+{
+  TerretCommandExecutorPrivate *priv = terret_command_executor_get_instance_private (self);
+  g_autoptr(TerretFarSide) far = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  if (TERRET_COMMAND_EXECUTOR_GET_CLASS (self)->get_far_side != NULL &&
+      (far = TERRET_COMMAND_EXECUTOR_GET_CLASS (self)->get_far_side (self, &local_error)) == NULL &&
+      local_error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
+  return _terret_sandbox_get_link (settings, &priv->links, far, error);
+}
+
 static void
 terret_command_executor_run_async (TerretExecutor      *executor,
                                    TerretRequest       *request,
@@ -330,7 +351,7 @@ terret_command_executor_run_async (TerretExecutor      *executor,
     }
 
   settings = _terret_settings_store_snapshot (&priv->settings);
-  launcher_link = _terret_sandbox_get_link (settings, &priv->links, &error);
+  launcher_link = get_link (self, settings, &error);
   if (launcher_link == NULL)
     {
       g_task_return_error (task, g_steal_pointer (&error));
@@ -525,6 +546,13 @@ static char *
 terret_command_executor_dup_containment (TerretExecutor *executor)
 {
   TerretCommandExecutor *self = TERRET_COMMAND_EXECUTOR (executor);
+
+  return TERRET_COMMAND_EXECUTOR_GET_CLASS (self)->describe_containment (self);
+}
+
+static char *
+terret_command_executor_real_describe_containment (TerretCommandExecutor *self)
+{
   TerretCommandExecutorPrivate *priv = terret_command_executor_get_instance_private (self);
   g_autoptr(TerretSettings) settings = _terret_settings_store_snapshot (&priv->settings);
 
@@ -656,6 +684,7 @@ terret_command_executor_class_init (TerretCommandExecutorClass *klass)
   klass->get_capabilities = terret_command_executor_real_get_capabilities;
   klass->check_available = terret_command_executor_real_check_available;
   klass->prepare_run = terret_command_executor_real_prepare_run;
+  klass->describe_containment = terret_command_executor_real_describe_containment;
 
   /* The settings both engines share, and their docs, come from one table
    * (settings/terret-common-settings.c). */

@@ -11,6 +11,7 @@
 
 #include <gio/gio.h>
 
+#include "terret-far-side.h"
 #include "terret-launcher.h"
 #include "terret-request.h"
 #include "terret-types.h"
@@ -43,6 +44,16 @@ G_DECLARE_DERIVABLE_TYPE (TerretCommandExecutor, terret_command_executor, TERRET
  *   the command elsewhere (in a container) wraps that in its client's
  *   command line, moving the environment and directory into it. Called on
  *   the caller's thread; an error fails the run.
+ * @get_far_side: where the commands run when not on this host (in a
+ *   container), or %NULL for here: called on the caller's thread for each
+ *   run, with the settings of that moment; the runs of one far side share
+ *   one connection to it. A command there starts with the far side's
+ *   environment plus the env setting and the request's (not the host's),
+ *   in a working directory that must exist there; the sandbox settings,
+ *   which hold on this host, are refused. An error fails the run.
+ * @describe_containment: what [method@Terret.Executor.dup_containment] says;
+ *   the default describes the local launcher and the sandbox settings. A
+ *   subclass whose commands run elsewhere says what holds there.
  *
  * The virtual methods of [class@Terret.CommandExecutor].
  *
@@ -61,9 +72,12 @@ struct _TerretCommandExecutorClass
                                            TerretLauncher         *launcher,
                                            GPtrArray              *argv,
                                            GError                **error);
+  TerretFarSide      *(*get_far_side)     (TerretCommandExecutor  *self,
+                                           GError                **error);
+  char               *(*describe_containment) (TerretCommandExecutor *self);
 
   /*< private >*/
-  gpointer _reserved[8];
+  gpointer _reserved[6];
 };
 
 TERRET_AVAILABLE_IN_0_2

@@ -808,7 +808,10 @@ _terret_command_run_spawn (CommandRun        *run,
 
   if (cwd == NULL)
     cwd = run->plan->settings->cwd;
-  if (cwd != NULL && !g_file_test (cwd, G_FILE_TEST_IS_DIR))
+  /* A far side's directories are not this host's: one that is not there
+   * fails the spawn, naming it. */
+  if (cwd != NULL && !_terret_launcher_link_is_far (launcher_link) &&
+      !g_file_test (cwd, G_FILE_TEST_IS_DIR))
     {
       g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
                    "The working directory “%s” is not a directory", cwd);

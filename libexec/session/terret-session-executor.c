@@ -89,6 +89,27 @@ G_DEFINE_ABSTRACT_TYPE_WITH_CODE (TerretSessionExecutor, terret_session_executor
 
 /* --- Starting shells ------------------------------------------------------ */
 
+/* The launcher a shell with @settings starts under: on the subclass's far
+ * side, or inside the sandbox they ask for, if any. */
+static TerretLauncherLink *
+get_link (TerretSessionExecutor  *self,
+          TerretSettings         *settings,
+          GError                **error)
+{
+  TerretSessionExecutorPrivate *priv = terret_session_executor_get_instance_private (self);
+  g_autoptr(TerretFarSide) far = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  if (TERRET_SESSION_EXECUTOR_GET_CLASS (self)->get_far_side != NULL &&
+      (far = TERRET_SESSION_EXECUTOR_GET_CLASS (self)->get_far_side (self, &local_error)) == NULL &&
+      local_error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
+  return _terret_sandbox_get_link (settings, &priv->links, far, error);
+}
+
 /* A session found no shell: what its new one starts with, from the
  * settings the run started with, adjusted by the subclass. */
 static TerretLauncher *
@@ -100,11 +121,10 @@ start_shell (TerretShellSession  *session,
 {
   TerretSessionExecutor *self = user_data;
   TerretSessionExecutorClass *klass = TERRET_SESSION_EXECUTOR_GET_CLASS (self);
-  TerretSessionExecutorPrivate *priv = terret_session_executor_get_instance_private (self);
   g_autoptr(TerretLauncherLink) launcher_link = NULL;
   g_autoptr(TerretLauncher) launcher = NULL;
 
-  launcher_link = _terret_sandbox_get_link (settings, &priv->links, error);
+  launcher_link = get_link (self, settings, error);
   if (launcher_link == NULL)
     return NULL;
 

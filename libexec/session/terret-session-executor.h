@@ -11,6 +11,7 @@
 
 #include <gio/gio.h>
 
+#include "terret-far-side.h"
 #include "terret-launcher.h"
 #include "terret-result.h"
 #include "terret-shell-channel.h"
@@ -65,6 +66,14 @@ G_DECLARE_DERIVABLE_TYPE (TerretSessionExecutor, terret_session_executor, TERRET
  *   the default describes the local launcher, which holds for a shell
  *   spawned here. A subclass whose shell runs elsewhere says what holds
  *   there. Since: 0.2
+ * @get_far_side: where the shells run when not on this host (in a
+ *   container), or %NULL for here: called, without any lock held, each
+ *   time a shell starts, with the settings of that moment; the shells of
+ *   one far side share one connection to it. A shell there starts with
+ *   the far side's environment plus the session defaults and the env
+ *   setting (not the host's), in the cwd setting there; the sandbox
+ *   settings, which hold on this host, are refused. An error fails the
+ *   run. Since: 0.2
  *
  * The virtual methods of [class@Terret.SessionExecutor].
  *
@@ -95,9 +104,11 @@ struct _TerretSessionExecutorClass
                                            GError                 *failure,
                                            GError                **error);
   char               *(*describe_containment) (TerretSessionExecutor *self);
+  TerretFarSide      *(*get_far_side)     (TerretSessionExecutor  *self,
+                                           GError                **error);
 
   /*< private >*/
-  gpointer _reserved[7];
+  gpointer _reserved[6];
 };
 
 TERRET_AVAILABLE_IN_0_1

@@ -16,6 +16,7 @@
 #include <glib/gstdio.h>
 
 #include "terret-error.h"
+#include "terret-process-private.h"
 #include "terret-shell-channel.h"
 
 /**
@@ -169,7 +170,9 @@ terret_shell_channel_spawn (TerretShellChannel  *self,
  * terret_shell_channel_can_prepare_run:
  * @self: a channel
  *
- * Tells whether the channel implements `prepare_run`.
+ * Tells whether the channel implements `prepare_run`, or carries a
+ * terminal a far launcher made (see [class@Terret.FarSide]), which sets
+ * its modes when asked.
  *
  * Returns: whether the channel sets the terminal's modes itself before
  *   every exchange
@@ -179,9 +182,12 @@ terret_shell_channel_spawn (TerretShellChannel  *self,
 gboolean
 terret_shell_channel_can_prepare_run (TerretShellChannel *self)
 {
+  TerretShellChannelPrivate *priv = terret_shell_channel_get_instance_private (self);
+
   g_return_val_if_fail (TERRET_IS_SHELL_CHANNEL (self), FALSE);
 
-  return TERRET_SHELL_CHANNEL_GET_CLASS (self)->prepare_run != NULL;
+  return TERRET_SHELL_CHANNEL_GET_CLASS (self)->prepare_run != NULL ||
+         (priv->process != NULL && _terret_process_is_far (priv->process));
 }
 
 /**
@@ -208,7 +214,15 @@ terret_shell_channel_prepare_run (TerretShellChannel  *self,
 
   klass = TERRET_SHELL_CHANNEL_GET_CLASS (self);
   if (klass->prepare_run == NULL)
-    return TRUE;
+    {
+      TerretShellChannelPrivate *priv = terret_shell_channel_get_instance_private (self);
+
+      /* A far launcher made the terminal, and keeps its master: it sets
+       * the modes there, on the way of the bytes that follow. */
+      if (priv->process != NULL && _terret_process_is_far (priv->process))
+        _terret_process_reset_terminal (priv->process);
+      return TRUE;
+    }
 
   return klass->prepare_run (self, error);
 }

@@ -18,6 +18,7 @@
 #include "terret-common-settings-private.h"
 #include "terret-enum-types.h"
 #include "terret-error.h"
+#include "terret-launcher-private.h"
 #include "terret-sandbox-private.h"
 #include "terret-util-private.h"
 
@@ -713,7 +714,13 @@ _terret_settings_prepare_launcher (const TerretSettings  *settings,
                                    GError               **error)
 {
   g_autoptr(GFlagsClass) limits = g_type_class_ref (TERRET_TYPE_LIMITS);
-  g_auto(GStrv) envp = _terret_settings_build_environ (settings, NULL, extra_env, error);
+  const char *no_environ[] = { NULL };
+  /* Not the host's environment on a far side: the far side's own is
+   * under what is given there. */
+  g_auto(GStrv) envp = _terret_settings_build_environ (settings,
+                                                       _terret_launcher_is_far (launcher)
+                                                       ? no_environ : NULL,
+                                                       extra_env, error);
 
   if (envp == NULL)
     return FALSE;

@@ -17,8 +17,11 @@ char               **_terret_sandbox_build_wrapper  (const TerretSettings    *se
                                                     GBytes                 **filter,
                                                     char                   **key,
                                                     GError                 **error);
+gboolean             _terret_sandbox_check_far      (const TerretSettings    *settings,
+                                                    GError                 **error);
 TerretLauncherLink  *_terret_sandbox_get_link       (const TerretSettings    *settings,
                                                     TerretLauncherLinkPool  *pool,
+                                                    TerretFarSide           *far,
                                                     GError                 **error);
 
 G_END_DECLS

@@ -605,31 +605,6 @@ _terret_sandbox_build_wrapper (const TerretSettings  *settings,
   return (char **)g_ptr_array_free (g_steal_pointer (&argv), FALSE);
 }
 
-/*
- * _terret_sandbox_get_link:
- *
- * The launcher a process under @settings starts from, out of @pool: the
- * one inside the sandbox they ask for, started when the policy is first
- * asked for. Fails as _terret_sandbox_build_wrapper() does.
- */
-TerretLauncherLink *
-_terret_sandbox_get_link (const TerretSettings    *settings,
-                          TerretLauncherLinkPool  *pool,
-                          GError                 **error)
-{
-  g_autoptr(GError) local_error = NULL;
-  g_autoptr(GBytes) filter = NULL;
-  g_autofree char *key = NULL;
-  g_auto(GStrv) wrapper = _terret_sandbox_build_wrapper (settings, &filter, &key, &local_error);
-
-  if (local_error != NULL)
-    {
-      g_propagate_error (error, g_steal_pointer (&local_error));
-      return NULL;
-    }
-  return _terret_launcher_link_pool_get (pool, key, (const char * const *)wrapper, filter);
-}
-
 /* What is not blocked under @settings, said plainly; NULL when nothing. */
 static char *
 describe_not_blocked (const TerretSettings *settings)
@@ -727,4 +702,61 @@ _terret_sandbox_describe (const TerretSettings *settings)
   if (not_blocked != NULL)
     g_string_append_printf (text, " Not blocked: %s.", not_blocked);
   return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
+/*
+ * _terret_sandbox_get_link:
+ *
+ * The launcher a process with @settings starts under, out of @pool: on
+ * @far when there is one (where this host's sandbox settings are
+ * refused), else the one inside the sandbox they ask for, started when
+ * the policy is first asked for. Fails as _terret_sandbox_build_wrapper()
+ * does.
+ */
+TerretLauncherLink *
+_terret_sandbox_get_link (const TerretSettings    *settings,
+                          TerretLauncherLinkPool  *pool,
+                          TerretFarSide           *far,
+                          GError                 **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(GBytes) filter = NULL;
+  g_autofree char *key = NULL;
+  g_auto(GStrv) wrapper = NULL;
+
+  if (far != NULL)
+    return _terret_sandbox_check_far (settings, error)
+           ? _terret_launcher_link_pool_get_far (pool, far) : NULL;
+
+  wrapper = _terret_sandbox_build_wrapper (settings, &filter, &key, &local_error);
+  if (local_error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
+  return _terret_launcher_link_pool_get (pool, key, (const char * const *)wrapper, filter);
+}
+
+/*
+ * _terret_sandbox_check_far:
+ *
+ * Refuses the sandbox settings for processes on a far side: the sandbox
+ * and the environment policy hold on this host, and would be silently
+ * void there. The network setting is the far side's to honour or refuse
+ * (a container started for the executor can be given none).
+ */
+gboolean
+_terret_sandbox_check_far (const TerretSettings  *settings,
+                           GError               **error)
+{
+  if (settings->sandbox != TERRET_SANDBOX_NONE || settings->env_policy != TERRET_ENV_POLICY_INHERIT ||
+      settings->env_exclude != NULL)
+    {
+      g_set_error_literal (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG,
+                           "This backend's commands do not run on this host, where sandbox, "
+                           "env-policy and env-exclude hold: unset them (what they run in is "
+                           "their sandbox, and the environment there is its own)");
+      return FALSE;
+    }
+  return TRUE;
 }

@@ -7,6 +7,8 @@
 
 #include <glib.h>
 
+#include "terret-far-side.h"
+
 G_BEGIN_DECLS
 
 /* The environment variable naming the launcher program, for uninstalled
@@ -18,6 +20,8 @@ typedef struct _TerretLauncherLink TerretLauncherLink;
 TerretLauncherLink *_terret_launcher_link_new          (void);
 TerretLauncherLink *_terret_launcher_link_new_wrapped  (const char * const *wrapper,
                                                        GBytes             *filter);
+TerretLauncherLink *_terret_launcher_link_new_far      (TerretFarSide      *far);
+gboolean          _terret_launcher_link_is_far       (TerretLauncherLink  *self);
 TerretLauncherLink *_terret_launcher_link_ref          (TerretLauncherLink  *self);
 void              _terret_launcher_link_unref        (TerretLauncherLink  *self);
 TerretLauncherLink *_terret_launcher_link_get_default  (void);
@@ -46,5 +50,7 @@ TerretLauncherLink *_terret_launcher_link_pool_get     (TerretLauncherLinkPool *
                                                        const char             *key,
                                                        const char * const     *wrapper,
                                                        GBytes                 *filter);
+TerretLauncherLink *_terret_launcher_link_pool_get_far (TerretLauncherLinkPool *pool,
+                                                     TerretFarSide          *far);
 
 G_END_DECLS

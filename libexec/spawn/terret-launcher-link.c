@@ -33,6 +33,7 @@
 
 #include "terret-launcher-wire.h"
 #include "terret-error.h"
+#include "terret-far-side-private.h"
 #include "terret-launcher-link-private.h"
 
 struct _TerretLauncherLink
@@ -46,6 +47,7 @@ struct _TerretLauncherLink
   GPid pid;
   GStrv wrapper;                /* (owned) (nullable) what the launcher runs under */
   GBytes *filter;               /* (owned) (nullable) the seccomp filter the wrapper loads */
+  TerretFarSide *far;           /* (owned) (nullable) where its processes run, through a bridge */
 };
 
 TerretLauncherLink *
@@ -77,6 +79,30 @@ _terret_launcher_link_new_wrapped (const char * const *wrapper,
   return self;
 }
 
+/*
+ * _terret_launcher_link_new_far:
+ * @far: where the processes run
+ *
+ * A link whose launcher is a bridge (terret-launcher-bridge.c) to a
+ * launcher on @far.
+ */
+TerretLauncherLink *
+_terret_launcher_link_new_far (TerretFarSide *far)
+{
+  TerretLauncherLink *self = _terret_launcher_link_new_wrapped (NULL, NULL);
+
+  self->far = g_object_ref (far);
+  return self;
+}
+
+/* Whether the link's processes run on a far side: their programs, paths
+ * and environment are the far side's. */
+gboolean
+_terret_launcher_link_is_far (TerretLauncherLink *self)
+{
+  return self->far != NULL;
+}
+
 TerretLauncherLink *
 _terret_launcher_link_ref (TerretLauncherLink *self)
 {
@@ -101,6 +127,8 @@ link_stop (TerretLauncherLink *self)
        * its own lingers. The launcher itself leaves on the EOF. */
       if (self->wrapper != NULL)
         kill (self->pid, SIGKILL);
+      /* A bridge leaves once its far side has: a disposable container is
+       * gone, not only told to go, when this returns. */
       while (waitpid (self->pid, NULL, 0) < 0 && errno == EINTR)
         ;
       self->pid = 0;
@@ -117,6 +145,7 @@ _terret_launcher_link_unref (TerretLauncherLink *self)
   g_mutex_clear (&self->mutex);
   g_strfreev (self->wrapper);
   g_clear_pointer (&self->filter, g_bytes_unref);
+  g_clear_object (&self->far);
   g_free (self);
 }
 
@@ -238,6 +267,127 @@ wait_hello (TerretLauncherLink  *self,
   return FALSE;
 }
 
+/* Starts a bridge to the far side and waits for its hello, which it says
+ * once the far launcher has said its own: until then what went wrong is
+ * in the words it left in @said (the engine's own). */
+static gboolean
+link_start_far (TerretLauncherLink  *self,
+                GError             **error)
+{
+  const char *program = _terret_launcher_link_get_program ();
+  const char * const *far = _terret_far_side_get_argv (self->far);
+  const char * const *install = _terret_far_side_get_install (self->far);
+  double timeout = _terret_far_side_get_timeout (self->far);
+  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  struct pollfd pfd = { -1, POLLIN, 0 };
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attr;
+  TerretWireHello hello = { 0 };
+  sigset_t all, none;
+  int pair[2];
+  int said;
+  pid_t pid;
+  ssize_t n = -1;
+  int ret;
+
+  g_ptr_array_add (argv, g_strdup ("terret-launcher"));
+  g_ptr_array_add (argv, g_strdup ("--socket"));
+  g_ptr_array_add (argv, g_strdup ("3"));
+  g_ptr_array_add (argv, g_strdup ("--bridge"));
+  g_ptr_array_add (argv, g_strdup ("--timeout"));
+  g_ptr_array_add (argv, g_strdup_printf ("%.3f", timeout));
+  if (install != NULL)
+    {
+      g_ptr_array_add (argv, g_strdup ("--install"));
+      g_ptr_array_add (argv, g_strdup_printf ("%u", g_strv_length ((char **)install)));
+      for (guint i = 0; install[i] != NULL; i++)
+        g_ptr_array_add (argv, g_strdup (install[i]));
+    }
+  g_ptr_array_add (argv, g_strdup ("--far"));
+  g_ptr_array_add (argv, g_strdup_printf ("%u", g_strv_length ((char **)far)));
+  for (guint i = 0; far[i] != NULL; i++)
+    g_ptr_array_add (argv, g_strdup (far[i]));
+  g_ptr_array_add (argv, NULL);
+
+  said = memfd_create ("terret-far-said", MFD_CLOEXEC);
+  if (said < 0 || socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
+    {
+      int saved_errno = errno;
+
+      if (said >= 0)
+        close (said);
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE,
+                   "Could not reach %s: %s", _terret_far_side_get_name (self->far),
+                   g_strerror (saved_errno));
+      return FALSE;
+    }
+
+  sigfillset (&all);
+  sigemptyset (&none);
+  posix_spawnattr_init (&attr);
+  posix_spawnattr_setflags (&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF |
+                                   POSIX_SPAWN_SETSIGMASK);
+  posix_spawnattr_setsigdefault (&attr, &all);
+  posix_spawnattr_setsigmask (&attr, &none);
+  posix_spawn_file_actions_init (&actions);
+  /* Not the host's stdin: the engine's client is given its own. */
+  posix_spawn_file_actions_addopen (&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2 (&actions, said, 1);
+  posix_spawn_file_actions_adddup2 (&actions, said, 2);
+  posix_spawn_file_actions_adddup2 (&actions, pair[1], 3);
+  posix_spawn_file_actions_addclosefrom_np (&actions, 4);
+  /* The host's environment: the engine's client needs its PATH, HOME,
+   * DOCKER_HOST, KUBECONFIG; nothing of it reaches the far side's
+   * processes, whose environment is the far side's own. */
+  ret = posix_spawn (&pid, program, &actions, &attr, (char **)argv->pdata, environ);
+  posix_spawn_file_actions_destroy (&actions);
+  posix_spawnattr_destroy (&attr);
+  close (pair[1]);
+
+  if (ret != 0)
+    {
+      close (pair[0]);
+      close (said);
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE,
+                   "Could not start the launcher %s: %s%s", program, g_strerror (ret),
+                   ret == ENOENT ? " (is terret-exec installed completely? set "
+                                   TERRET_LAUNCHER_ENV " to use another one)" : "");
+      return FALSE;
+    }
+  self->socket = pair[0];
+  self->pid = pid;
+
+  /* The bridge bounds its own wait for the far side; this one only
+   * covers a bridge that hangs itself. */
+  pfd.fd = self->socket;
+  do
+    ret = poll (&pfd, 1, (int)(timeout * 1000) + 10 * 1000);
+  while (ret < 0 && errno == EINTR);
+  if (ret > 0)
+    do
+      n = recv (self->socket, &hello, sizeof hello, 0);
+    while (n < 0 && errno == EINTR);
+
+  if (n == sizeof hello && hello.magic == TERRET_WIRE_HELLO_MAGIC)
+    {
+      close (said);
+      return TRUE;
+    }
+
+  if (ret == 0)
+    kill (self->pid, SIGKILL);
+  link_stop (self);
+  {
+    g_autofree char *words = read_said (said);
+
+    close (said);
+    g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE,
+                 "Could not reach %s: %s", _terret_far_side_get_name (self->far),
+                 *words != '\0' ? words : "the bridge ended without a word");
+  }
+  return FALSE;
+}
+
 static gboolean
 link_start (TerretLauncherLink  *self,
             GError             **error)
@@ -254,6 +404,9 @@ link_start (TerretLauncherLink  *self,
   int said = -1;
   pid_t pid;
   int ret;
+
+  if (self->far != NULL)
+    return link_start_far (self, error);
 
   if (self->wrapper != NULL)
     {
@@ -499,6 +652,28 @@ _terret_launcher_link_pool_clear (TerretLauncherLinkPool *pool)
 {
   g_clear_pointer (&pool->by_wrapper, g_hash_table_unref);
   g_mutex_clear (&pool->mutex);
+}
+
+/* The link to @far, made on first use; a reference. Its bridge starts
+ * with its first spawn. */
+TerretLauncherLink *
+_terret_launcher_link_pool_get_far (TerretLauncherLinkPool *pool,
+                                    TerretFarSide          *far)
+{
+  g_autofree char *key = _terret_far_side_dup_key (far);
+  TerretLauncherLink *launcher_link;
+
+  g_mutex_lock (&pool->mutex);
+  launcher_link = g_hash_table_lookup (pool->by_wrapper, key);
+  if (launcher_link == NULL)
+    {
+      launcher_link = _terret_launcher_link_new_far (far);
+      g_hash_table_insert (pool->by_wrapper, g_steal_pointer (&key), launcher_link);
+    }
+  _terret_launcher_link_ref (launcher_link);
+  g_mutex_unlock (&pool->mutex);
+
+  return launcher_link;
 }
 
 /* The link for the sandbox @key names (NULL: none), made on first use

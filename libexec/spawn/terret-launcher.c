@@ -114,6 +114,13 @@ _terret_launcher_new_for (TerretLauncherLink *launcher_link)
   return self;
 }
 
+/* Whether the process will run on a far side (see TerretFarSide). */
+gboolean
+_terret_launcher_is_far (TerretLauncher *self)
+{
+  return _terret_launcher_link_is_far (self->link);
+}
+
 /**
  * terret_launcher_new:
  *
@@ -306,6 +313,11 @@ terret_launcher_take_fd (TerretLauncher *self,
  * output and error, and its controlling terminal, so ^C typed on it
  * reaches the process's group. Every process a launcher starts leads a
  * session of its own, which is what lets it have one.
+ *
+ * For an executor whose processes run on a far side (see
+ * [class@Terret.FarSide]), @terminal_fd is instead one end of a socket
+ * pair: the terminal is made there, in the modes a session's protocol
+ * needs, and its bytes are carried over the socket both ways.
  *
  * Since: 0.2
  */
@@ -668,7 +680,11 @@ terret_launcher_spawn (TerretLauncher      *self,
   if (self->terminal >= 0)
     child_fds[n_child_fds++] = self->terminal;
 
-  program = g_path_is_absolute (argv[0]) ? g_strdup (argv[0]) : g_find_program_in_path (argv[0]);
+  /* A far side looks a name up in its own PATH. */
+  if (_terret_launcher_link_is_far (self->link) || g_path_is_absolute (argv[0]))
+    program = g_strdup (argv[0]);
+  else
+    program = g_find_program_in_path (argv[0]);
   if (program == NULL)
     g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_FAILED,
                  "Could not run “%s”: it was not found in PATH", argv[0]);
@@ -712,5 +728,5 @@ terret_launcher_spawn (TerretLauncher      *self,
       return NULL;
     }
 
-  return _terret_process_new (pid, pair[0]);
+  return _terret_process_new (pid, pair[0], _terret_launcher_link_is_far (self->link));
 }

@@ -54,6 +54,7 @@ struct _TerretProcess
   guint gone : 1;               /* the unit closed: nothing of the process is left */
   guint kill_sent : 1;
   guint left_others : 1;        /* it ended leaving processes it started */
+  guint far : 1;                /* it runs on a far side: its pid is not this host's */
   TerretLimits limits_hit;      /* what its cgroup refused, as of its end */
 };
 
@@ -274,15 +275,18 @@ terret_process_init (TerretProcess *self)
  *
  * A process that has started: @pid is its pid, @unit_fd (taken) the
  * library's end of its unit's socket, the STARTED record already read.
+ * @far: it runs on a far side, and @pid is the far side's.
  */
 TerretProcess *
-_terret_process_new (GPid pid,
-                     int  unit_fd)
+_terret_process_new (GPid     pid,
+                     int      unit_fd,
+                     gboolean far)
 {
   TerretProcess *self = g_object_new (TERRET_TYPE_PROCESS, NULL);
 
   self->pid = pid;
   self->unit_fd = unit_fd;
+  self->far = far != FALSE;
   return self;
 }
 
@@ -294,6 +298,8 @@ _terret_process_new (GPid pid,
  *
  * Gets the process's pid. It stays the pid the process had after it
  * ended; compare with [method@Terret.Process.get_exited] before using it.
+ * A process on a far side (see [class@Terret.FarSide]) has the pid it has
+ * there, in the far side's PID namespace.
  *
  * Returns: the pid
  *
@@ -503,7 +509,8 @@ _terret_process_get_limits_hit (TerretProcess *self)
   exited = self->exited;
   hit = self->limits_hit;
   g_mutex_unlock (&self->mutex);
-  if (exited)
+  /* A far process's pid names nothing here. */
+  if (exited || self->far)
     return hit;
 
   path = g_strdup_printf ("/proc/%d/cgroup", self->pid);
@@ -580,6 +587,25 @@ process_send_locked (TerretProcess *self,
   while (send (self->unit_fd, &record, sizeof record, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 &&
          errno == EINTR)
     ;
+}
+
+/* Whether the process runs on a far side. */
+gboolean
+_terret_process_is_far (TerretProcess *self)
+{
+  return self->far;
+}
+
+/* For a process on a far side: its terminal, made there, is put back in
+ * the modes a session's protocol needs. Ordered with what is written to
+ * the terminal after it: the bridge reads a unit's controls before its
+ * streams, and the far launcher applies it before the bytes that follow. */
+void
+_terret_process_reset_terminal (TerretProcess *self)
+{
+  g_mutex_lock (&self->mutex);
+  process_send_locked (self, TERRET_WIRE_CONTROL_TERMINAL_MODES, 0);
+  g_mutex_unlock (&self->mutex);
 }
 
 /**

@@ -20,7 +20,9 @@
  * with nothing but libc forks fastest.
  *
  *   terret-launcher --socket FD
+ *   terret-launcher --socket FD --bridge ...       (terret-launcher-bridge.c)
  *   terret-launcher --supervise PROGRAM [ARG...]   (terret-launcher-supervise.c)
+ *   terret-launcher --serve                        (terret-launcher-serve.c)
  */
 
 #include <errno.h>
@@ -82,15 +84,6 @@ units_remove (UnitSet *units,
   return 0;
 }
 
-static void
-close_fds (int    *fds,
-           size_t  n)
-{
-  for (size_t i = 0; i < n; i++)
-    if (fds[i] >= 0)
-      close (fds[i]);
-}
-
 /* Reads the payload and splits it into @plan. Returns 0, or an errno. */
 static int
 parse_plan (int     payload_fd,
@@ -99,8 +92,8 @@ parse_plan (int     payload_fd,
             Plan   *plan)
 {
   struct stat st;
-  char *data, *p, *end;
-  size_t n_args = 0, n_envs = 0, ia = 0, ie = 0;
+  char *data;
+  int error;
 
   memset (plan, 0, sizeof *plan);
   plan->terminal = -1;
@@ -116,108 +109,17 @@ parse_plan (int     payload_fd,
       return EIO;
     }
   data[st.st_size] = '\0';
-  end = data + st.st_size;
 
-  /* Two passes: count, then point. */
-  for (p = data; p < end; )
+  error = launcher_parse_plan (data, st.st_size, n_child_fds, plan);
+  if (error == 0 && plan->argv[0][0] != '/')
+    error = EINVAL;
+  if (error != 0)
     {
-      const char *key = p;
-
-      p += strlen (p) + 1;
-      if (p >= end)
-        break;
-      if (strcmp (key, TERRET_WIRE_KEY_ARG) == 0)
-        n_args++;
-      else if (strcmp (key, TERRET_WIRE_KEY_ENV) == 0)
-        n_envs++;
-      p += strlen (p) + 1;
+      free (data);
+      return error;
     }
-
-  plan->argv = calloc (n_args + 1, sizeof (char *));
-  plan->envp = calloc (n_envs + 1, sizeof (char *));
-  if (plan->argv == NULL || plan->envp == NULL)
-    return ENOMEM;
-
-  for (p = data; p < end; )
-    {
-      const char *key = p;
-      char *value;
-
-      p += strlen (p) + 1;
-      if (p >= end)
-        break;
-      value = p;
-      p += strlen (p) + 1;
-
-      if (strcmp (key, TERRET_WIRE_KEY_ARG) == 0)
-        plan->argv[ia++] = value;
-      else if (strcmp (key, TERRET_WIRE_KEY_ENV) == 0)
-        plan->envp[ie++] = value;
-      else if (strcmp (key, TERRET_WIRE_KEY_CWD) == 0)
-        plan->cwd = value;
-      else if (strcmp (key, TERRET_WIRE_KEY_FD) == 0)
-        {
-          int index, target;
-
-          if (plan->n_fds >= TERRET_WIRE_MAX_FDS ||
-              sscanf (value, "%d %d", &index, &target) != 2 ||
-              index < 0 || (size_t)index >= n_child_fds || target < 0)
-            return EINVAL;
-          plan->fds[plan->n_fds].index = index;
-          plan->fds[plan->n_fds].target = target;
-          plan->n_fds++;
-        }
-      else if (strcmp (key, TERRET_WIRE_KEY_TERMINAL) == 0)
-        {
-          int index;
-
-          if (sscanf (value, "%d", &index) != 1 || index < 0 || (size_t)index >= n_child_fds)
-            return EINVAL;
-          plan->terminal = index;
-        }
-      else if (strcmp (key, TERRET_WIRE_KEY_LIMIT) == 0)
-        {
-          static const struct { const char *name; size_t offset; } limits[] = {
-            { "memory", offsetof (Plan, limit_memory) },
-            { "processes", offsetof (Plan, limit_processes) },
-            { "cpu", offsetof (Plan, limit_cpu) },
-            { "file-size", offsetof (Plan, limit_file_size) },
-            { "open-files", offsetof (Plan, limit_open_files) },
-          };
-          char name[32];
-          unsigned long long limit;
-          size_t i;
-
-          if (sscanf (value, "%31s %llu", name, &limit) != 2)
-            return EINVAL;
-          for (i = 0; i < sizeof limits / sizeof limits[0]; i++)
-            if (strcmp (name, limits[i].name) == 0)
-              {
-                *(uint64_t *)((char *)plan + limits[i].offset) = limit;
-                break;
-              }
-          if (i == sizeof limits / sizeof limits[0])
-            return EINVAL;
-        }
-      /* Unknown keys are a newer library's: ignored, not fatal. */
-    }
-
-  if (n_args == 0 || plan->argv[0][0] != '/')
-    return EINVAL;
-
   *data_out = data;
   return 0;
-}
-
-static void
-reply (int   sock,
-       int   error,
-       pid_t unit)
-{
-  TerretWireReply r = { TERRET_WIRE_MAGIC, error, unit };
-
-  while (send (sock, &r, sizeof r, MSG_NOSIGNAL) < 0 && errno == EINTR)
-    ;
 }
 
 /* Takes one spawn request off @sock and forks its unit. Returns -1 when
@@ -227,60 +129,25 @@ handle_request (int      sock,
                 int      sigfd,
                 UnitSet *units)
 {
-  TerretWireSpawn request;
-  char control[CMSG_SPACE (TERRET_WIRE_MAX_FDS * sizeof (int))];
-  struct iovec iov = { &request, sizeof request };
-  struct msghdr msg = { 0 };
-  struct cmsghdr *cmsg;
   int fds[TERRET_WIRE_MAX_FDS];
   size_t n_fds = 0;
   char *data = NULL;
   Plan plan;
-  ssize_t n;
   pid_t pid;
   int error;
+  int taken = launcher_take_request (sock, fds, &n_fds);
 
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-
-  do
-    n = recvmsg (sock, &msg, MSG_CMSG_CLOEXEC);
-  while (n < 0 && errno == EINTR);
-  if (n <= 0)
-    return -1;
-
-  for (cmsg = CMSG_FIRSTHDR (&msg); cmsg != NULL; cmsg = CMSG_NXTHDR (&msg, cmsg))
-    {
-      if (cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS)
-        {
-          size_t got = (cmsg->cmsg_len - CMSG_LEN (0)) / sizeof (int);
-
-          if (got > TERRET_WIRE_MAX_FDS - n_fds)
-            got = TERRET_WIRE_MAX_FDS - n_fds;
-          memcpy (fds + n_fds, CMSG_DATA (cmsg), got * sizeof (int));
-          n_fds += got;
-        }
-    }
-
-  if ((size_t)n != sizeof request || request.magic != TERRET_WIRE_MAGIC ||
-      (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0 || n_fds < TERRET_WIRE_FD_CHILD ||
-      request.n_fds != n_fds)
-    {
-      close_fds (fds, n_fds);
-      reply (sock, EPROTO, 0);
-      return 0;
-    }
+  if (taken <= 0)
+    return taken;
 
   error = parse_plan (fds[TERRET_WIRE_FD_PAYLOAD], n_fds - TERRET_WIRE_FD_CHILD, &data, &plan);
   if (error != 0)
     {
-      close_fds (fds, n_fds);
+      launcher_close_fds (fds, n_fds);
       free (plan.argv);
       free (plan.envp);
       free (data);
-      reply (sock, error, 0);
+      launcher_reply (sock, error, 0);
       return 0;
     }
 
@@ -301,11 +168,11 @@ handle_request (int      sock,
     units_add (units, pid);
   /* Whatever the outcome, the descriptors are the unit's now, or
    * nobody's: the library's EOF on its end of the unit socket tells it. */
-  close_fds (fds, n_fds);
+  launcher_close_fds (fds, n_fds);
   free (plan.argv);
   free (plan.envp);
   free (data);
-  reply (sock, error, pid > 0 ? pid : 0);
+  launcher_reply (sock, error, pid > 0 ? pid : 0);
   return 0;
 }
 
@@ -327,30 +194,8 @@ reap (UnitSet *units)
         stray = 1;
     }
 
-  if (stray && units->len == 0)
-    launcher_kill_children (NULL, NULL);
-  else if (stray)
-    {
-      /* Only the orphans: units are children too, and stay. */
-      char path[64], buf[4096];
-      FILE *f;
-
-      snprintf (path, sizeof path, "/proc/self/task/%d/children", (int)getpid ());
-      f = fopen (path, "re");
-      if (f == NULL)
-        return;
-      while (fscanf (f, "%4095s", buf) == 1)
-        {
-          pid_t child = (pid_t)atoi (buf);
-          int is_unit = 0;
-
-          for (size_t i = 0; i < units->len; i++)
-            is_unit |= units->pids[i] == child;
-          if (!is_unit && child > 1)
-            kill (child, SIGKILL);
-        }
-      fclose (f);
-    }
+  if (stray)
+    launcher_kill_strays (units->pids, units->len);
 }
 
 int
@@ -364,15 +209,20 @@ main (int    argc,
 
   if (argc > 1 && strcmp (argv[1], "--supervise") == 0)
     return launcher_supervise_main (argv + 2);
+  if (argc > 1 && strcmp (argv[1], "--serve") == 0)
+    return launcher_serve_main (argv + 2);
 
   for (int i = 1; i < argc; i++)
     {
       if (strcmp (argv[i], "--socket") == 0 && i + 1 < argc)
         sock = atoi (argv[++i]);
+      else if (strcmp (argv[i], "--bridge") == 0 && sock >= 0)
+        return launcher_bridge_main (sock, argv + i + 1);
     }
   if (sock < 0)
     {
-      fprintf (stderr, "usage: %s --socket FD | --supervise PROGRAM [ARG...]\n"
+      fprintf (stderr, "usage: %s --socket FD [--bridge ...] | --supervise PROGRAM [ARG...] | "
+               "--serve\n"
                "The process terret-exec runs commands through; not meant to be run by hand.\n",
                argv[0]);
       return 2;

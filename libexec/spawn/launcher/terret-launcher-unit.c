@@ -273,6 +273,32 @@ launcher_kill_children (void (*on_reaped) (int pid, int status, void *data),
     }
 }
 
+void
+launcher_kill_strays (const pid_t *units,
+                      size_t       n_units)
+{
+  pid_t pids[1024];
+  size_t n;
+
+  if (n_units == 0)
+    {
+      launcher_kill_children (NULL, NULL);
+      return;
+    }
+
+  /* Only the orphans: units are children too, and stay. */
+  n = list_children (pids, sizeof pids / sizeof pids[0]);
+  for (size_t i = 0; i < n; i++)
+    {
+      int is_unit = 0;
+
+      for (size_t j = 0; j < n_units; j++)
+        is_unit |= units[j] == pids[i];
+      if (!is_unit && pids[i] > 1)
+        kill (pids[i], SIGKILL);
+    }
+}
+
 typedef struct
 {
   pid_t process;

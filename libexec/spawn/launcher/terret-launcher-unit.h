@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/resource.h>
+#include <sys/types.h>
 
 #include "terret-launcher-wire.h"
 
@@ -29,6 +30,30 @@ typedef struct
   uint64_t limit_open_files;
 } Plan;
 
+/* Takes one spawn request off the request socket @sock, its descriptors
+ * into @fds (TERRET_WIRE_MAX_FDS of room), their number into @n_fds.
+ * Returns 1 for a request, 0 for a malformed one (its descriptors closed
+ * and the refusal replied), -1 when the library is gone. */
+int  launcher_take_request (int     sock,
+                            int    *fds,
+                            size_t *n_fds);
+/* The reply to a request: @error, or the unit's "pid" (nonzero). */
+void launcher_reply        (int     sock,
+                            int     error,
+                            pid_t   unit);
+void launcher_close_fds    (int    *fds,
+                            size_t  n);
+
+/* Splits a spawn request's records, @size bytes at @data followed by a
+ * NUL, into @plan, whose strings point into @data. A descriptor index
+ * must be below @n_child_fds. Returns 0, or an errno (EINVAL for a
+ * malformed request); plan->argv and plan->envp are the caller's to free
+ * either way. */
+int  launcher_parse_plan (char   *data,
+                          size_t  size,
+                          size_t  n_child_fds,
+                          Plan   *plan);
+
 /* Runs the unit in a child of the launcher: starts @plan's process,
  * reports on @unit_fd, contains everything it starts. Never returns. */
 void launcher_unit_main (const Plan *plan,
@@ -42,6 +67,25 @@ void launcher_unit_main (const Plan *plan,
 void launcher_kill_children (void (*on_reaped) (int pid, int status, void *data),
                              void  *data);
 
+/* Kills every child of the calling process that is not one of @units:
+ * orphans reparented to a launcher, whose unit was killed before it could
+ * end them. No units: every child. */
+void launcher_kill_strays (const pid_t *units,
+                           size_t       n_units);
+
 /* `terret-launcher --supervise PROGRAM...` (terret-launcher-supervise.c):
  * runs @argv and contains what it starts, where no library is near. */
 int launcher_supervise_main (char **argv);
+
+/* `terret-launcher --serve` (terret-launcher-serve.c): the far side of a
+ * bridge, on its standard input and output. */
+int launcher_serve_main (char **argv);
+
+/* `terret-launcher --socket FD --bridge ...` (terret-launcher-bridge.c):
+ * a launcher for the library whose processes run on a far side. */
+int launcher_bridge_main (int    sock,
+                          char **argv);
+
+/* What identifies the launcher's build, which a bridge and its far side
+ * must share. */
+extern const char launcher_build_id[];

@@ -10,10 +10,11 @@
  * record arrives whole or not at all and the end of a peer is an EOF:
  *
  * - The request socket, one per launcher: the launcher says hello once
- *   it runs (inside its sandbox, if any: so a sandbox that could not be
- *   set up is an EOF before the hello); then the library sends one spawn
- *   request per process, with descriptors attached (SCM_RIGHTS), and
- *   reads one reply.
+ *   it runs (inside its sandbox, if any; a bridge once its far side
+ *   does: so a sandbox that could not be set up, or a far side that could
+ *   not be reached, is an EOF before the hello); then the library sends
+ *   one spawn request per process, with descriptors attached
+ *   (SCM_RIGHTS), and reads one reply.
  * - The unit socket, one per process: the library's end of it is the
  *   process as far as the library is concerned. The unit (the launcher's
  *   child that owns the process and everything it starts) reports
@@ -97,6 +98,9 @@ typedef enum
 {
   TERRET_WIRE_CONTROL_KILL         = 1,  /* end everything, then close */
   TERRET_WIRE_CONTROL_SIGNAL_GROUP = 2,  /* a: a signal for the process's group */
+  TERRET_WIRE_CONTROL_TERMINAL_MODES = 3, /* a terminal made on a far side back in the modes a
+                                           * session needs (terret-launcher-terminal.h); a
+                                           * local unit has none, and ignores it */
 } TerretWireControlType;
 
 typedef struct

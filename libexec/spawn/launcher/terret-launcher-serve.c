@@ -1,0 +1,767 @@
+/* terret-launcher-serve.c: `terret-launcher --serve`, a launcher on the far side
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Run inside a container by an engine's `exec -i` (or as its first
+ * process, by `run -i`), with a bridge on the host at the other end of
+ * its standard input and output (terret-launcher-far.h). For each spawn
+ * it forks a unit, the same code a local launcher forks
+ * (terret-launcher-unit.c), so a process here is contained as one on the
+ * host is: the unit is a subreaper, kills everything on its socket's
+ * end, sets the limits. The launcher holds the other end of each unit's
+ * socket and relays between it and the bridge, and carries the process's
+ * descriptors as streams: pipes, and a terminal made here.
+ *
+ * The end of its standard input (the host side went, whatever killed it)
+ * ends every unit with everything it started, and then the launcher; so
+ * do SIGTERM, SIGINT and SIGHUP, which it handles (as a container's first
+ * process it would otherwise ignore them), and as that first process it
+ * also reaps what is reparented to it.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "terret-launcher-relay.h"
+#include "terret-launcher-terminal.h"
+#include "terret-launcher-unit.h"
+
+/* Where a program named without a slash is looked for when neither the
+ * request nor this process has a PATH: the usual one of a Linux image. */
+#define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+typedef struct
+{
+  uint32_t id;
+  pid_t pid;                    /* the unit process; 0 once reaped */
+  int sock;                     /* our end of its socket; -1 once it ended */
+  RelayStream streams[TERRET_WIRE_MAX_FDS];
+  size_t n_streams;
+} ServeUnit;
+
+typedef struct
+{
+  RelayPeer peer;
+  int sigfd;
+  ServeUnit **units;
+  size_t n_units;
+  size_t size_units;
+  int ending;
+} Serve;
+
+/* --- Starting a unit ---------------------------------------------------- */
+
+static void
+report_failed (Serve    *serve,
+               uint32_t  id,
+               int       error,
+               int       stage)
+{
+  TerretWireRecord record = { TERRET_WIRE_EVENT_FAILED, error, stage, 0 };
+
+  relay_send_record (&serve->peer, FAR_EVENT, id, &record);
+  relay_send (&serve->peer, FAR_GONE, id, 0, NULL, 0);
+}
+
+/* @extra over this process's own environment: a request's entries add to
+ * the container's, as `ENGINE exec -e` would. */
+static char **
+merge_environ (char **extra)
+{
+  size_t n_base = 0, n_extra = 0, n = 0;
+  char **envp;
+
+  while (environ[n_base] != NULL)
+    n_base++;
+  while (extra[n_extra] != NULL)
+    n_extra++;
+  envp = calloc (n_base + n_extra + 1, sizeof (char *));
+  if (envp == NULL)
+    return NULL;
+  for (size_t i = 0; i < n_base; i++)
+    envp[n++] = environ[i];
+  for (size_t i = 0; i < n_extra; i++)
+    {
+      const char *eq = strchr (extra[i], '=');
+      size_t key = eq != NULL ? (size_t)(eq - extra[i]) + 1 : strlen (extra[i]);
+      size_t j;
+
+      for (j = 0; j < n; j++)
+        if (strncmp (envp[j], extra[i], key) == 0)
+          break;
+      envp[j] = extra[i];
+      if (j == n)
+        n++;
+    }
+  return envp;
+}
+
+/* @name looked up in the PATH of @envp, as execvp would; NULL when none
+ * is there (errno set). */
+static char *
+find_program (const char  *name,
+              char       **envp)
+{
+  const char *path = DEFAULT_PATH;
+  int error = ENOENT;
+
+  for (size_t i = 0; envp[i] != NULL; i++)
+    if (strncmp (envp[i], "PATH=", 5) == 0)
+      path = envp[i] + 5;
+
+  while (*path != '\0')
+    {
+      const char *colon = strchrnul (path, ':');
+      size_t len = colon - path;
+      char *candidate = malloc (len + strlen (name) + 3);
+      struct stat st;
+
+      if (candidate == NULL)
+        break;
+      /* An empty entry is the working directory, as for execvp. */
+      sprintf (candidate, "%.*s/%s", (int)(len ? len : 1), len ? path : ".", name);
+      if (stat (candidate, &st) == 0 && S_ISREG (st.st_mode))
+        {
+          if (access (candidate, X_OK) == 0)
+            return candidate;
+          error = EACCES;
+        }
+      free (candidate);
+      path = *colon == ':' ? colon + 1 : colon;
+    }
+  errno = error;
+  return NULL;
+}
+
+/* In a forked unit: nothing of the launcher's but @keep (and the
+ * standard streams, which are /dev/null and the engine's stderr) may
+ * stay open, or a unit would hold another unit's pipes open. */
+static void
+close_all_but (int    *keep,
+               size_t  n)
+{
+  unsigned int next = 3;
+
+  for (size_t i = 1; i < n; i++)
+    for (size_t j = i; j > 0 && keep[j - 1] > keep[j]; j--)
+      {
+        int t = keep[j];
+
+        keep[j] = keep[j - 1];
+        keep[j - 1] = t;
+      }
+  for (size_t i = 0; i < n; i++)
+    {
+      if ((unsigned int)keep[i] > next)
+        syscall (SYS_close_range, next, (unsigned int)keep[i] - 1, 0);
+      if ((unsigned int)keep[i] + 1 > next)
+        next = keep[i] + 1;
+    }
+  if (syscall (SYS_close_range, next, ~0U, 0) < 0)
+    for (int fd = next; fd < 65536; fd++)
+      close (fd);
+}
+
+static int
+open_terminal (int *master_out,
+               int *slave_out)
+{
+  struct winsize size = { TERRET_TERMINAL_ROWS, TERRET_TERMINAL_COLUMNS, 0, 0 };
+  struct termios modes;
+  char name[128];
+  int master, slave;
+
+  master = posix_openpt (O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (master < 0)
+    return -1;
+  if (grantpt (master) < 0 || unlockpt (master) < 0 || ptsname_r (master, name, sizeof name) != 0 ||
+      (slave = open (name, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0)
+    {
+      int saved_errno = errno;
+
+      close (master);
+      errno = saved_errno;
+      return -1;
+    }
+  /* In place before the program starts: not even a shell's first prompt
+   * is echoed or rewritten. The host cannot set them later (it has no
+   * terminal of its own to set them on), so a session re-asserts them
+   * from inside. */
+  ioctl (master, TIOCSWINSZ, &size);
+  if (tcgetattr (master, &modes) == 0)
+    {
+      terret_terminal_protocol_modes (&modes);
+      tcsetattr (master, TCSANOW, &modes);
+    }
+  *master_out = master;
+  *slave_out = slave;
+  return 0;
+}
+
+static void
+start_unit (Serve         *serve,
+            uint32_t       id,
+            const uint8_t *payload,
+            size_t         size)
+{
+  char *data = malloc (size + 1);
+  int inputs[TERRET_WIRE_MAX_FDS] = { 0 };
+  int child_fds[TERRET_WIRE_MAX_FDS];
+  ServeUnit *unit = NULL;
+  char **envp = NULL;
+  char *program = NULL;
+  size_t n_child = 0;
+  int pair[2] = { -1, -1 };
+  Plan plan;
+  int error, stage = TERRET_WIRE_STAGE_REQUEST;
+
+  if (data == NULL)
+    {
+      report_failed (serve, id, ENOMEM, TERRET_WIRE_STAGE_REQUEST);
+      return;
+    }
+  memcpy (data, payload, size);
+  data[size] = '\0';
+
+  error = launcher_parse_plan (data, size, TERRET_WIRE_MAX_FDS - TERRET_WIRE_FD_CHILD, &plan);
+  if (error != 0)
+    goto failed;
+
+  /* The streams: every index the plan names, and which way each goes. */
+  for (size_t i = 0; i < plan.n_fds; i++)
+    if ((size_t)plan.fds[i].index + 1 > n_child)
+      n_child = plan.fds[i].index + 1;
+  if (plan.terminal >= 0 && (size_t)plan.terminal + 1 > n_child)
+    n_child = plan.terminal + 1;
+  for (char *p = data; p < data + size; )
+    {
+      const char *key = p;
+      int index;
+
+      p += strlen (p) + 1;
+      if (p >= data + size)
+        break;
+      if (strcmp (key, FAR_KEY_INPUT) == 0 && sscanf (p, "%d", &index) == 1 &&
+          index >= 0 && (size_t)index < n_child)
+        inputs[index] = 1;
+      p += strlen (p) + 1;
+    }
+
+  stage = TERRET_WIRE_STAGE_EXEC;
+  envp = merge_environ (plan.envp);
+  if (envp == NULL)
+    {
+      error = ENOMEM;
+      goto failed;
+    }
+  if (strchr (plan.argv[0], '/') == NULL)
+    {
+      program = find_program (plan.argv[0], envp);
+      if (program == NULL)
+        {
+          error = errno;
+          goto failed;
+        }
+      plan.argv[0] = program;
+    }
+  free (plan.envp);
+  plan.envp = envp;
+  envp = NULL;
+
+  unit = calloc (1, sizeof *unit);
+  if (unit == NULL)
+    {
+      error = ENOMEM;
+      goto failed;
+    }
+  unit->id = id;
+  unit->sock = -1;
+
+  stage = TERRET_WIRE_STAGE_DESCRIPTORS;
+  for (size_t i = 0; i < n_child; i++)
+    {
+      int ends[2];
+
+      if ((int)i == plan.terminal)
+        {
+          stage = TERRET_WIRE_STAGE_TERMINAL;
+          if (open_terminal (&ends[0], &ends[1]) < 0)
+            {
+              error = errno;
+              goto failed;
+            }
+          relay_stream_init (&unit->streams[i], ends[0], i, 1, 1);
+          child_fds[i] = ends[1];
+        }
+      else if (pipe2 (ends, O_CLOEXEC) < 0)
+        {
+          error = errno;
+          goto failed;
+        }
+      else if (inputs[i])
+        {
+          relay_stream_init (&unit->streams[i], ends[1], i, 0, 1);
+          child_fds[i] = ends[0];
+        }
+      else
+        {
+          relay_stream_init (&unit->streams[i], ends[0], i, 1, 0);
+          child_fds[i] = ends[1];
+        }
+      unit->n_streams = i + 1;
+    }
+
+  stage = TERRET_WIRE_STAGE_FORK;
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
+    {
+      error = errno;
+      goto failed;
+    }
+
+  unit->pid = fork ();
+  if (unit->pid < 0)
+    {
+      error = errno;
+      goto failed;
+    }
+  if (unit->pid == 0)
+    {
+      int keep[TERRET_WIRE_MAX_FDS + 1];
+
+      for (size_t i = 0; i < n_child; i++)
+        keep[i] = child_fds[i];
+      keep[n_child] = pair[1];
+      close_all_but (keep, n_child + 1);
+      launcher_unit_main (&plan, pair[1], child_fds, n_child);
+    }
+
+  close (pair[1]);
+  unit->sock = pair[0];
+  for (size_t i = 0; i < n_child; i++)
+    {
+      close (child_fds[i]);
+      fcntl (unit->streams[i].fd, F_SETFL, fcntl (unit->streams[i].fd, F_GETFL) | O_NONBLOCK);
+    }
+
+  if (serve->n_units == serve->size_units)
+    {
+      size_t size_units = serve->size_units ? serve->size_units * 2 : 16;
+      ServeUnit **units = realloc (serve->units, size_units * sizeof *units);
+
+      if (units == NULL)
+        abort ();
+      serve->units = units;
+      serve->size_units = size_units;
+    }
+  serve->units[serve->n_units++] = unit;
+  free (plan.argv);
+  free (plan.envp);
+  free (program);
+  free (data);
+  return;
+
+failed:
+  if (unit != NULL)
+    {
+      for (size_t i = 0; i < unit->n_streams; i++)
+        {
+          relay_stream_close (&unit->streams[i]);
+          close (child_fds[i]);
+        }
+      free (unit);
+    }
+  if (pair[0] >= 0)
+    close (pair[0]), close (pair[1]);
+  free (plan.argv);
+  free (plan.envp);
+  free (envp);
+  free (program);
+  free (data);
+  report_failed (serve, id, error, stage);
+}
+
+/* --- Units -------------------------------------------------------------- */
+
+static ServeUnit *
+find_unit (Serve    *serve,
+           uint32_t  id)
+{
+  for (size_t i = 0; i < serve->n_units; i++)
+    if (serve->units[i]->id == id)
+      return serve->units[i];
+  return NULL;
+}
+
+static void
+read_unit (Serve     *serve,
+           ServeUnit *unit)
+{
+  TerretWireRecord record;
+  ssize_t n;
+
+  do
+    n = recv (unit->sock, &record, sizeof record, MSG_DONTWAIT);
+  while (n < 0 && errno == EINTR);
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+    return;
+  if (n != sizeof record)
+    {
+      /* The unit's EOF: everything it contained is gone. What the process
+       * wrote may still be on its way through the streams; the bridge
+       * hears GONE once it is. Nobody reads what is written now. */
+      close (unit->sock);
+      unit->sock = -1;
+      for (size_t i = 0; i < unit->n_streams; i++)
+        if (!unit->streams[i].sends)
+          relay_stream_close (&unit->streams[i]);
+      return;
+    }
+  /* Its pid as the bridge's host sees it means nothing there. */
+  if (record.type != TERRET_WIRE_EVENT_PID)
+    relay_send_record (&serve->peer, FAR_EVENT, unit->id, &record);
+}
+
+/* A unit is over when its socket ended and its output was all sent. */
+static int
+unit_over (ServeUnit *unit)
+{
+  if (unit->sock >= 0)
+    return 0;
+  for (size_t i = 0; i < unit->n_streams; i++)
+    if (!unit->streams[i].read_end)
+      return 0;
+  return 1;
+}
+
+static void
+remove_over_units (Serve *serve)
+{
+  for (size_t i = 0; i < serve->n_units; )
+    {
+      ServeUnit *unit = serve->units[i];
+
+      if (!unit_over (unit))
+        {
+          i++;
+          continue;
+        }
+      relay_send (&serve->peer, FAR_GONE, unit->id, 0, NULL, 0);
+      for (size_t j = 0; j < unit->n_streams; j++)
+        relay_stream_close (&unit->streams[j]);
+      free (unit);
+      serve->units[i] = serve->units[--serve->n_units];
+    }
+}
+
+/* Reaps, and kills what is reparented here that is no unit: the orphans
+ * of a unit that was killed before it could end them. */
+static void
+reap (Serve *serve)
+{
+  pid_t units[1024];
+  size_t n = 0;
+  int stray = 0;
+  int status;
+  pid_t pid;
+
+  while ((pid = waitpid (-1, &status, WNOHANG)) > 0)
+    {
+      int is_unit = 0;
+
+      for (size_t i = 0; i < serve->n_units; i++)
+        if (serve->units[i]->pid == pid)
+          {
+            serve->units[i]->pid = 0;
+            is_unit = 1;
+            if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
+              stray = 1;
+          }
+      if (!is_unit)
+        stray = 1;
+    }
+  if (!stray)
+    return;
+  for (size_t i = 0; i < serve->n_units && n < sizeof units / sizeof units[0]; i++)
+    if (serve->units[i]->pid > 0)
+      units[n++] = serve->units[i]->pid;
+  launcher_kill_strays (units, n);
+}
+
+/* The unit's terminal, made here, back in the protocol's modes whatever
+ * a command did to it (`stty echo`): before the bytes that follow, which
+ * come after this in the same frames. One read when nothing changed. */
+static void
+reset_terminal (ServeUnit *unit)
+{
+  for (size_t i = 0; i < unit->n_streams; i++)
+    {
+      RelayStream *stream = &unit->streams[i];
+      struct termios modes, wanted;
+
+      if (!stream->sends || !stream->receives || stream->fd < 0 ||
+          tcgetattr (stream->fd, &modes) < 0)
+        continue;
+      wanted = modes;
+      terret_terminal_protocol_modes (&wanted);
+      if (memcmp (&wanted, &modes, sizeof modes) != 0)
+        tcsetattr (stream->fd, TCSANOW, &wanted);
+    }
+}
+
+/* --- Frames from the bridge --------------------------------------------- */
+
+/* Returns -1 when the bridge broke the protocol. */
+static int
+handle_frame (Serve           *serve,
+              const FarHeader *header,
+              const uint8_t   *payload)
+{
+  ServeUnit *unit;
+  TerretWireRecord record;
+
+  if (header->type == FAR_BYE)
+    {
+      serve->ending = 1;
+      return 0;
+    }
+  if (header->type == FAR_SPAWN)
+    {
+      if (find_unit (serve, header->unit) != NULL)
+        return -1;
+      start_unit (serve, header->unit, payload, header->size);
+      return 0;
+    }
+
+  unit = find_unit (serve, header->unit);
+  /* A unit that is over may still hear about its streams. */
+  if (unit == NULL)
+    return 0;
+
+  switch (header->type)
+    {
+    case FAR_DATA:
+    case FAR_EOF:
+    case FAR_CREDIT:
+      if (header->stream >= unit->n_streams)
+        return -1;
+      return relay_stream_receive (&unit->streams[header->stream], &serve->peer, unit->id,
+                                   header, payload);
+
+    case FAR_CONTROL:
+      if (relay_record_from (payload, header->size, &record) < 0)
+        return -1;
+      if (record.type == TERRET_WIRE_CONTROL_TERMINAL_MODES)
+        reset_terminal (unit);
+      else if (unit->sock >= 0)
+        send (unit->sock, &record, sizeof record, MSG_NOSIGNAL | MSG_DONTWAIT);
+      return 0;
+
+    default:
+      return -1;
+    }
+}
+
+/* --- Main --------------------------------------------------------------- */
+
+static void
+send_hello (Serve *serve)
+{
+  size_t id_len = strlen (launcher_build_id);
+  uint8_t payload[8 + 256];
+
+  if (id_len > 256)
+    id_len = 256;
+  far_put32 (payload, FAR_MAGIC);
+  far_put32 (payload + 4, FAR_VERSION);
+  memcpy (payload + 8, launcher_build_id, id_len);
+  relay_send (&serve->peer, FAR_HELLO, 0, 0, payload, 8 + id_len);
+}
+
+/* The peer's descriptors, moved out of 0 and 1, which become /dev/null:
+ * nothing forked later may hold the engine's pipes by accident. */
+static int
+take_stdio (Serve *serve)
+{
+  int null = open ("/dev/null", O_RDWR | O_CLOEXEC);
+
+  serve->peer.in_fd = fcntl (0, F_DUPFD_CLOEXEC, 3);
+  serve->peer.out_fd = fcntl (1, F_DUPFD_CLOEXEC, 3);
+  if (null < 0 || serve->peer.in_fd < 0 || serve->peer.out_fd < 0 ||
+      dup2 (null, 0) < 0 || dup2 (null, 1) < 0)
+    return -1;
+  close (null);
+  fcntl (serve->peer.in_fd, F_SETFL, fcntl (serve->peer.in_fd, F_GETFL) | O_NONBLOCK);
+  fcntl (serve->peer.out_fd, F_SETFL, fcntl (serve->peer.out_fd, F_GETFL) | O_NONBLOCK);
+  return 0;
+}
+
+int
+launcher_serve_main (char **argv)
+{
+  Serve serve = { 0 };
+  struct pollfd *pfds = NULL;
+  size_t size_pfds = 0;
+  sigset_t mask;
+
+  (void)argv;
+
+  if (take_stdio (&serve) < 0)
+    {
+      fprintf (stderr, "terret-launcher: --serve: %s\n", strerror (errno));
+      return 127;
+    }
+
+  /* Orphans of a unit that was killed come here, even when this is not
+   * the container's first process. */
+  prctl (PR_SET_CHILD_SUBREAPER, 1);
+  /* Not dumpable, as the local launcher: commands run as its uid, and
+   * its descriptors and memory are not theirs to read. */
+  prctl (PR_SET_DUMPABLE, 0);
+  signal (SIGPIPE, SIG_IGN);
+  sigemptyset (&mask);
+  sigaddset (&mask, SIGCHLD);
+  sigaddset (&mask, SIGTERM);
+  sigaddset (&mask, SIGINT);
+  sigaddset (&mask, SIGHUP);
+  sigprocmask (SIG_BLOCK, &mask, NULL);
+  serve.sigfd = signalfd (-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (serve.sigfd < 0)
+    {
+      fprintf (stderr, "terret-launcher: --serve: signalfd: %s\n", strerror (errno));
+      return 127;
+    }
+
+  send_hello (&serve);
+  relay_flush (&serve.peer);
+
+  while (!serve.ending)
+    {
+      size_t n = 0;
+
+      relay_pollfds_reserve (&pfds, &size_pfds, 3 + serve.n_units * (1 + TERRET_WIRE_MAX_FDS));
+
+      pfds[n++] = (struct pollfd) { serve.sigfd, POLLIN, 0 };
+      pfds[n++] = (struct pollfd) { serve.peer.in_fd, POLLIN, 0 };
+      /* A descriptor with nothing wanted of it is not polled: a hung-up
+       * one would report its hangup again and again. */
+      pfds[n++] = (struct pollfd) { serve.peer.outgoing.len > 0 ? serve.peer.out_fd : -1,
+                                    POLLOUT, 0 };
+      for (size_t i = 0; i < serve.n_units; i++)
+        {
+          ServeUnit *unit = serve.units[i];
+
+          pfds[n++] = (struct pollfd) { unit->sock, POLLIN, 0 };
+          relay_streams_poll (unit->streams, unit->n_streams, pfds + n);
+          n += unit->n_streams;
+        }
+
+      if (poll (pfds, n, -1) < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          break;
+        }
+
+      if (pfds[0].revents & POLLIN)
+        {
+          struct signalfd_siginfo si;
+
+          while (read (serve.sigfd, &si, sizeof si) == sizeof si)
+            if (si.ssi_signo != SIGCHLD)
+              serve.ending = 1;
+          reap (&serve);
+        }
+
+      /* Units first, in the order of the array as polled; a unit added by
+       * a frame below is polled next time. */
+      n = 3;
+      for (size_t i = 0; i < serve.n_units; i++)
+        {
+          ServeUnit *unit = serve.units[i];
+
+          if (pfds[n++].revents != 0 && unit->sock >= 0)
+            read_unit (&serve, unit);
+          relay_streams_pump (unit->streams, unit->n_streams, pfds + n, &serve.peer, unit->id);
+          n += unit->n_streams;
+        }
+      remove_over_units (&serve);
+
+      if (pfds[1].revents & (POLLIN | POLLHUP | POLLERR))
+        {
+          FarHeader header;
+          const uint8_t *payload;
+          int got;
+
+          if (relay_fill (&serve.peer) == 0)
+            serve.ending = 1;
+          while ((got = relay_next (&serve.peer, FAR_SPAWN_MAX, &header, &payload)) > 0)
+            if (handle_frame (&serve, &header, payload) < 0)
+              {
+                got = -1;
+                break;
+              }
+          if (got < 0)
+            {
+              fprintf (stderr, "terret-launcher: --serve: the bridge broke the protocol\n");
+              serve.ending = 1;
+            }
+        }
+
+      if (relay_flush (&serve.peer) < 0)
+        serve.ending = 1;
+    }
+
+  /* The host side is gone: nothing it started here stays. Each unit ends
+   * what it contains at its socket's end, as it would if this process
+   * died now (killed with the bridge): so it is not killed here, which
+   * would leave its contents to whoever adopts orphans, but waited for.
+   * What is left after (orphans of a unit someone else killed) comes here
+   * and is killed. */
+  for (size_t i = 0; i < serve.n_units; i++)
+    {
+      for (size_t j = 0; j < serve.units[i]->n_streams; j++)
+        relay_stream_close (&serve.units[i]->streams[j]);
+      if (serve.units[i]->sock >= 0)
+        close (serve.units[i]->sock);
+    }
+  for (;;)
+    {
+      int units_left = 0, status;
+      pid_t pid;
+
+      for (size_t i = 0; i < serve.n_units; i++)
+        units_left |= serve.units[i]->pid > 0;
+      if (!units_left)
+        break;
+      do
+        pid = waitpid (-1, &status, 0);
+      while (pid < 0 && errno == EINTR);
+      if (pid < 0)
+        break;
+      for (size_t i = 0; i < serve.n_units; i++)
+        if (serve.units[i]->pid == pid)
+          serve.units[i]->pid = 0;
+    }
+  launcher_kill_children (NULL, NULL);
+  for (size_t i = 0; i < serve.n_units; i++)
+    free (serve.units[i]);
+  free (serve.units);
+  free (pfds);
+  relay_buffer_clear (&serve.peer.incoming);
+  relay_buffer_clear (&serve.peer.outgoing);
+  return 0;
+}
