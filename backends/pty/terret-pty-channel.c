@@ -51,7 +51,7 @@ set_modes (int      fd,
    * changed, and one read is then all it costs. */
   if (wanted.c_lflag == modes.c_lflag && wanted.c_oflag == modes.c_oflag &&
       wanted.c_iflag == modes.c_iflag && wanted.c_cc[VMIN] == modes.c_cc[VMIN] &&
-      wanted.c_cc[VTIME] == modes.c_cc[VTIME])
+      wanted.c_cc[VTIME] == modes.c_cc[VTIME] && wanted.c_cc[VINTR] == modes.c_cc[VINTR])
     return TRUE;
 
   if (tcsetattr (fd, TCSANOW, &wanted) < 0)

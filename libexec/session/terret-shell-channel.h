@@ -33,8 +33,9 @@ G_DECLARE_DERIVABLE_TYPE (TerretShellChannel, terret_shell_channel, TERRET, SHEL
  *   spawns @argv, a remote one spawns a client that starts @argv on the
  *   far side. Required.
  * @prepare_run: put the terminal into the state the protocol needs (no
- *   echo, no output processing, non-canonical input, no flow control),
- *   from the host side, before every exchange. %NULL when the channel
+ *   echo, no output processing, non-canonical input, no input
+ *   translation, no flow control), from the host side, before every
+ *   exchange. %NULL when the channel
  *   cannot: the session then sets the modes with `stty` from inside the
  *   shell, after every command.
  * @terminate: end the process and everything it started, close the

@@ -21,13 +21,8 @@
 
 #include "terret-error.h"
 #include "terret-process-private.h"
-#include "terret-result-private.h"
-#include "terret-shell-run-private.h"
-#include "terret-utf8-private.h"
+#include "terret-shell-run-parts-private.h"
 #include "terret-util-private.h"
-
-/* What one read takes from the terminal. */
-#define READ_CHUNK (64 * 1024)
 
 /* What the handshake keeps of the shell's chatter, for the error message
  * of a shell that never answers. */
@@ -38,10 +33,6 @@
  * end, or for this long when a background job still holds the terminal
  * open (`sleep 100 & exit` must end the run at once, not in 100 s). */
 #define EXIT_GRACE_SECONDS 0.1
-
-/* How long the end of a shell whose terminal closed may take to be
- * reported, at most; it is on its way. */
-#define SHELL_END_WAIT_MSEC 250
 
 /* ETX: a human's ^C. The terminal turns it into SIGINT for its foreground
  * process group, which with job control off is the session's own, so it
@@ -57,25 +48,45 @@ static const char * const shell_flags[] = {
   "--norc", "--noprofile", "--noediting", "-s", NULL
 };
 
-static void run_on_marker (ShellRun *run);
-static void run_complete_broken (ShellRun *run);
+/* How long the end of a shell whose terminal closed may take to be
+ * reported, at most; it is on its way. */
+#define SHELL_END_WAIT_MSEC 250
+
+/* Why a shell cannot run the session's steps at a low `ulimit -n`. */
+#define NO_DESCRIPTORS "it could not open a file descriptor: the open-files limit (ulimit -n) " \
+                       "is below what the shell needs"
+
 static const TerretDetachFuncs detach_funcs;
-static gboolean run_flush (ShellRun *run);
+static gboolean run_flush (TerretShellRun *run);
+static void run_complete_broken (TerretShellRun *run,
+                                 const char     *why);
+static void run_fail_handshake (TerretShellRun *run,
+                                const char     *why);
+static void run_on_marker (TerretShellRun *run);
+static void run_send_interrupt_now (TerretShellRun *run);
 
 /* --- Life --------------------------------------------------------------- */
 
-ShellRun *
-_terret_shell_run_new (TerretShellSession *session,
-                       GTask              *task,
-                       TerretRequest      *request,
-                       TerretRunPlan      *plan,
-                       GCancellable       *cancellable,
-                       TerretSpool        *spool)
+/*
+ * _terret_shell_run_new:
+ *
+ * A run of @request by @plan in the session @host describes, returning
+ * to @task; it takes @task, @plan and @spool. Nothing happens until
+ * _terret_shell_run_begin().
+ */
+TerretShellRun *
+_terret_shell_run_new (const TerretShellRunHost *host,
+                       GTask                    *task,
+                       TerretRequest            *request,
+                       TerretRunPlan            *plan,
+                       GCancellable             *cancellable,
+                       TerretSpool              *spool)
 {
-  ShellRun *run = g_new0 (ShellRun, 1);
+  TerretShellRun *run = g_new0 (TerretShellRun, 1);
 
+  run->host = *host;
+  g_object_ref (run->host.session);
   run->spool = spool;
-  run->session = g_object_ref (session);
   run->task = task;
   run->request = g_object_ref (request);
   run->plan = plan;
@@ -85,327 +96,33 @@ _terret_shell_run_new (TerretShellSession *session,
   run->out = g_byte_array_new ();
   run->hold = g_byte_array_new ();
   run->status = -1;
-  _terret_detach_init (&run->detach, &detach_funcs, run, &session->timers, TIMER_POLL);
+  _terret_detach_init (&run->detach, &detach_funcs, run, host->timers, TERRET_SHELL_TIMER_POLL);
   return run;
 }
 
-static void run_detach_sources (ShellRun *run);
-
-void
-_terret_shell_run_free (ShellRun *run)
-{
-  run_detach_sources (run);
-  _terret_detach_clear (&run->detach);
-  g_clear_object (&run->task);
-  g_clear_object (&run->request);
-  g_clear_pointer (&run->plan, _terret_run_plan_free);
-  g_clear_object (&run->cancellable);
-  g_string_free (run->notices, TRUE);
-  g_clear_pointer (&run->out, g_byte_array_unref);
-  g_clear_pointer (&run->early_input, g_byte_array_unref);
-  g_clear_pointer (&run->hold, g_byte_array_unref);
-  g_clear_pointer (&run->capture, _terret_stream_capture_free);
-  g_clear_pointer (&run->command_capture, _terret_stream_capture_free);
-  g_clear_pointer (&run->spool, _terret_spool_unref);
-  _terret_marker_clear (&run->marker);
-  g_clear_object (&run->session);
-  g_free (run);
-}
-
-void
-_terret_shell_run_add_notice (ShellRun   *run,
-                              const char *notice)
-{
-  if (notice == NULL || *notice == '\0')
-    return;
-  if (run->notices->len > 0)
-    g_string_append_c (run->notices, ' ');
-  g_string_append (run->notices, notice);
-}
-
-/* The run's own sources; the session's stay for the next run. */
+/* Puts the session's sources, and the run's, on @context. */
 static void
-run_detach_sources (ShellRun *run)
+run_adopt_context (TerretShellRun *run,
+                   GMainContext   *context)
 {
-  TerretShellSession *session = run->session;
-
-  _terret_clear_source (&run->cancel_source);
-  _terret_clear_source (&run->write_source);
-  if (session != NULL && session->run == run)
-    for (guint i = 0; i < TERRET_TIMERS_MAX; i++)
-      _terret_timers_disarm (&session->timers, i);
-}
-
-/*
- * _terret_shell_run_return:
- *
- * Ends the run. The session is free again before the task returns,
- * because the caller's callback may start the next run on it at once.
- * The outcome goes to whoever waits for it: the run's own task, or once
- * the run detached, the poll in flight; with neither, the end of a
- * detached command is parked for the next poll. Frees @run.
- */
-void
-_terret_shell_run_return (ShellRun     *run,
-                          TerretResult *result,
-                          GError       *error)
-{
-  g_autoptr(GTask) task = g_steal_pointer (&run->task);
-  TerretShellSession *session = run->session;
-
-  if (task == NULL)
-    task = _terret_detach_steal_poll (&run->detach);
-
-  run_detach_sources (run);
-
-  g_mutex_lock (&session->mutex);
-  session->busy = FALSE;
-  session->close_requested = FALSE;
-  if (session->run == run)
-    session->run = NULL;
-  if (task == NULL && result != NULL)
-    g_set_object (&session->parked, result);
-  g_mutex_unlock (&session->mutex);
-
-  _terret_shell_run_free (run);
-
-  if (task == NULL)
+  run->host.funcs->adopt (run->host.session, context);
+  if (run->context != context)
     {
-      g_clear_object (&result);
-      g_clear_error (&error);
-    }
-  else if (error != NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, result, g_object_unref);
-}
-
-/* Kills the shell and everything it started, and waits until nothing of
- * it is left. */
-static void
-run_kill_shell (ShellRun *run)
-{
-  _terret_shell_session_drop_sources (run->session);
-  terret_shell_channel_terminate (run->session->channel);
-}
-
-/* --- Output ------------------------------------------------------------- */
-
-/* Output that is certainly the command's: kept under the cap and shown
- * to the progress callback. */
-static void
-run_confirm (ShellRun *run,
-             gsize     n)
-{
-  if (n == 0)
-    return;
-
-  _terret_stream_capture_append (run->capture, run->hold->data, n);
-  if (run->kind == EXCHANGE_COMMAND && run->spool != NULL)
-    _terret_spool_write (run->spool, run->hold->data, n);
-  /* Once detached, the run's caller has its result and nobody asked to
-   * hear more through the request: polls carry the rest. */
-  if (run->kind == EXCHANGE_COMMAND && !run->detach.detached)
-    terret_request_report_progress (run->request, TERRET_STREAM_STDOUT, run->hold->data, n);
-  g_byte_array_remove_range (run->hold, 0, n);
-
-  /* A command that writes anything after the interrupt reached it has
-   * reacted to it (a REPL back at its prompt, a trap that printed): it is
-   * handled, not ignored, and is not killed for it. */
-  if (run->interrupt_written && run->kind == EXCHANGE_COMMAND)
-    _terret_timers_disarm (&run->session->timers, TIMER_ESCALATE);
-}
-
-/* Feeds terminal bytes through the marker scanner. Returns TRUE when the
- * marker that ends the exchange was found (or one that says the shell
- * never ran the line); bytes after it are not this run's and are dropped. */
-static gboolean
-run_feed (ShellRun     *run,
-          const guint8 *data,
-          gsize         len)
-{
-  const TerretProtocolKey *key = &run->session->protocol;
-
-  g_byte_array_append (run->hold, data, len);
-
-  for (;;)
-    {
-      const guint8 *found = memmem (run->hold->data, run->hold->len, key->lead,
-                                    TERRET_PROTOCOL_LEAD_LEN);
-      g_auto(TerretMarker) marker = { 0 };
-
-      if (found == NULL)
-        {
-          /* Hold back the longest tail that could begin a marker, so no
-           * part of one is ever reported or kept. */
-          gsize keep = MIN (run->hold->len, TERRET_PROTOCOL_LEAD_LEN - 1);
-          gsize n;
-
-          while (keep > 0 &&
-                 memcmp (run->hold->data + run->hold->len - keep, key->lead, keep) != 0)
-            keep--;
-          n = run->hold->len - keep;
-          /* A run that may hand its output over in pieces (a detaching
-           * timeout, then polls) must not cut a character between two of
-           * them: the start of one still arriving waits here for its end.
-           * Bytes never completed are released at the marker, or when the
-           * run ends, as they were written. */
-          if (keep == 0 && run->plan->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
-            n = _terret_utf8_whole_prefix (run->hold->data, n);
-          run_confirm (run, n);
-          return FALSE;
-        }
-
-      run_confirm (run, found - run->hold->data);
-
-      switch (_terret_protocol_parse_marker (key, run->hold->data, run->hold->len, &marker))
-        {
-        case TERRET_MARKER_INCOMPLETE:
-          return FALSE;
-
-        case TERRET_MARKER_FOUND:
-          if (marker.exchange <= run->expected)
-            {
-              run->status = marker.exchange == run->expected ? marker.status : -2;
-              _terret_marker_clear (&run->marker);
-              run->marker = marker;
-              marker = (TerretMarker) { 0 };
-              g_byte_array_set_size (run->hold, 0);
-              return TRUE;
-            }
-          /* A number from the future is nobody's marker. */
-          G_GNUC_FALLTHROUGH;
-        case TERRET_MARKER_INVALID:
-        default:
-          run_confirm (run, 1);
-          break;
-        }
+      g_clear_pointer (&run->context, g_main_context_unref);
+      run->context = g_main_context_ref (context);
     }
 }
 
-/* What a run that ended without its marker read: everything, including a
- * tail held back in case it was a marker's beginning (it was not: this
- * exchange is over). */
-static GBytes *
-run_take_partial (ShellRun *run,
-                  guint64  *dropped,
-                  gsize    *cut)
-{
-  run_confirm (run, run->hold->len);
-  return _terret_stream_capture_finish (run->capture, TRUE, dropped, cut);
-}
-
-static void
-run_add_capture_notice (ShellRun *run,
-                        gsize     kept,
-                        gsize     cut,
-                        guint64   dropped,
-                        guint64   seen)
-{
-  g_autofree char *notice = _terret_run_plan_describe_dropped (run->plan, NULL, kept, cut, dropped,
-                                                               seen);
-
-  _terret_shell_run_add_notice (run, notice);
-}
-
-/* The result of the command's output so far: @output, of which @dropped
- * bytes were left out at @cut, and, with keep-full-output, the file that
- * has them all. A @final result also says what the file lacks. */
-static TerretResult *
-run_build_result (ShellRun *run,
-                  GBytes   *output,
-                  guint64   dropped,
-                  gsize     cut,
-                  gboolean  final)
-{
-  TerretResult *result = terret_result_new ();
-
-  terret_result_set_stdout (result, output);
-  if (dropped > 0)
-    {
-      terret_result_set_dropped (result, TERRET_STREAM_STDOUT, dropped, cut);
-      terret_result_set_omitted_at (result, TERRET_STREAM_STDOUT, run->stretch_start + cut);
-    }
-  if (run->spool != NULL)
-    {
-      if (final)
-        {
-          g_autofree char *lacks = NULL;
-
-          _terret_spool_close (run->spool);
-          lacks = _terret_spool_describe (run->spool, "output");
-          _terret_shell_run_add_notice (run, lacks);
-        }
-      else
-        _terret_spool_flush (run->spool);
-      _terret_result_set_spool (result, TERRET_STREAM_STDOUT, run->spool);
-    }
-  if (run->notices->len > 0)
-    terret_result_add_notice (result, run->notices->str);
-
-  return result;
-}
-
-/* Everything read so far, and every notice, as a result. */
-static TerretResult *
-run_partial_result (ShellRun *run)
-{
-  g_autoptr(GBytes) output = NULL;
-  guint64 seen = _terret_stream_capture_get_seen (run->capture) + run->hold->len;
-  guint64 dropped = 0;
-  gsize cut = 0;
-
-  output = run_take_partial (run, &dropped, &cut);
-  run_add_capture_notice (run, g_bytes_get_size (output), cut, dropped, seen);
-  return run_build_result (run, output, dropped, cut, TRUE);
-}
-
-/* --- Detached commands --------------------------------------------------- */
-
-static TerretResult *
-run_take_stretch (gpointer data)
-{
-  ShellRun *run = data;
-  g_autoptr(GBytes) output = NULL;
-  TerretResult *result;
-  guint64 seen = _terret_stream_capture_get_seen (run->capture);
-  guint64 dropped = 0;
-  gsize cut = 0;
-
-  /* Every byte in the capture is whole characters (see run_feed), so the
-   * stretch ends where the output does. Each stretch is captured under
-   * the run's mode on its own, up to max-output. */
-  output = _terret_stream_capture_finish (run->capture, FALSE, &dropped, &cut);
-  run_add_capture_notice (run, g_bytes_get_size (output), cut, dropped, seen);
-  result = run_build_result (run, output, dropped, cut, FALSE);
-  terret_result_set_running (result, TRUE);
-
-  g_string_truncate (run->notices, 0);
-  _terret_stream_capture_free (run->capture);
-  run->capture = _terret_run_plan_new_capture (run->plan);
-  run->stretch_start += seen;
-
-  return result;
-}
-
-static gboolean
-run_has_news (gpointer data)
-{
-  ShellRun *run = data;
-
-  return _terret_stream_capture_get_seen (run->capture) > 0 || run->notices->len > 0;
-}
-
-static gboolean run_read_once (ShellRun *run,
-                               gboolean *would_block);
+static gboolean run_read_once (TerretShellRun *run,
+                               gboolean       *would_block);
 
 static gboolean
 run_read_pending (gpointer data)
 {
-  ShellRun *run = data;
+  TerretShellRun *run = data;
   gboolean would_block = TRUE;
 
-  if (run->session->read_source == NULL)
+  if (!terret_shell_channel_is_open (run->host.channel))
     return TRUE;
   if (!run_read_once (run, &would_block))
     return FALSE;
@@ -416,9 +133,9 @@ static void
 run_adopt (gpointer      data,
            GMainContext *context)
 {
-  ShellRun *run = data;
+  TerretShellRun *run = data;
 
-  _terret_shell_session_adopt (run->session, context);
+  run_adopt_context (run, context);
   if (run->write_source != NULL)
     {
       _terret_clear_source (&run->write_source);
@@ -427,386 +144,26 @@ run_adopt (gpointer      data,
 }
 
 static const TerretDetachFuncs detach_funcs = {
-  run_take_stretch,
-  run_has_news,
+  _terret_shell_run_take_stretch,
+  _terret_shell_run_has_news,
   run_read_pending,
   run_adopt,
 };
-
-/* --- Endings ------------------------------------------------------------- */
-
-/* The handshake failed: the half-started shell is ended here, since
- * nothing else holds it yet. */
-static void
-run_fail_handshake (ShellRun   *run,
-                    const char *why)
-{
-  g_autoptr(GBytes) said = NULL;
-  g_autoptr(GString) message = g_string_new (NULL);
-  gsize len = 0;
-  const char *data;
-
-  run_kill_shell (run);
-  said = run_take_partial (run, NULL, NULL);
-  data = g_bytes_get_data (said, &len);
-
-  g_string_append_printf (message, "The shell did not answer its start-up handshake: %s", why);
-  if (len > 0)
-    {
-      g_autofree char *text = g_utf8_make_valid (data, len);
-
-      g_strstrip (text);
-      if (*text != '\0')
-        g_string_append_printf (message, "; it said: %s", text);
-    }
-
-  _terret_shell_run_return (run, NULL, g_error_new_literal (TERRET_EXEC_ERROR,
-                                                            TERRET_EXEC_ERROR_UNAVAILABLE,
-                                                            message->str));
-}
-
-/* How the shell ended, for the notice; sets the status it ended with,
- * when the channel can tell (a remote one may not). */
-static char *
-describe_shell_end (ShellRun     *run,
-                    TerretResult *result)
-{
-  int wait_status = 0;
-
-  if (terret_shell_channel_get_shell_end (run->session->channel, &wait_status))
-    {
-      terret_result_set_wait_status (result, wait_status);
-      if (WIFEXITED (wait_status))
-        return g_strdup_printf ("The shell exited with status %d while this command ran (an "
-                                "`exit`, or a failing command under set -e)",
-                                WEXITSTATUS (wait_status));
-      if (WIFSIGNALED (wait_status))
-        return g_strdup_printf ("The shell was killed by signal %d (%s) while this command ran",
-                                WTERMSIG (wait_status), g_strsignal (WTERMSIG (wait_status)));
-    }
-
-  return g_strdup ("The shell session ended while this command ran");
-}
-
-/* What the shell's cgroup has refused so far (counts only grow). Only
- * memory and processes are a cgroup's; without them there is nothing to
- * read, and every run would pay for /proc reads. */
-static TerretLimits
-run_limits_hit (ShellRun *run)
-{
-  TerretProcess *process = terret_shell_channel_get_process (run->session->channel);
-
-  if (run->plan->settings->limit_memory == 0 && run->plan->settings->limit_processes == 0)
-    return TERRET_LIMIT_NONE;
-
-  return process != NULL ? _terret_process_get_limits_hit (process) : TERRET_LIMIT_NONE;
-}
-
-/* The limits the command ran into, on its result and in a notice; a
- * session whose process limit was hit is ended, since what the command
- * forked (a fork bomb) would hold it at the limit for every later run. */
-static gboolean
-run_note_limits (ShellRun     *run,
-                 TerretResult *result,
-                 int           wait_status)
-{
-  TerretLimits hit = _terret_run_plan_note_limits (run->plan, result,
-                                                   run_limits_hit (run) & ~run->limits_before,
-                                                   wait_status);
-
-  if ((hit & TERRET_LIMIT_PROCESSES) == 0)
-    return TRUE;
-  terret_result_add_notice (result, "What it started was ended with its session, so that "
-                                    "nothing it forked holds the next run at the limit; the next "
-                                    "run starts a fresh session, so the cwd and variables from "
-                                    "earlier runs are gone.");
-  return FALSE;
-}
-
-/* An interactive bash's `exit` builtin says "exit" on stderr, that is on
- * the terminal, as it goes: bash's words, not the command's, so the
- * result leaves them out when the shell exited with a status and they
- * are the last bytes read. (A command's own last line "exit" followed by
- * an exit other than the builtin's, as under set -e, is the one output
- * this mistakes.) */
-static void
-strip_exit_echo (ShellRun     *run,
-                 TerretResult *result)
-{
-  static const char echo[] = "exit\n";
-  GBytes *output = terret_result_get_stdout (result);
-  gsize len;
-  const char *data;
-
-  if (output == NULL || terret_result_get_dropped (result, TERRET_STREAM_STDOUT) > 0 ||
-      !terret_result_get_exited (result))
-    return;
-  data = g_bytes_get_data (output, &len);
-  if (len >= sizeof echo - 1 && memcmp (data + len - (sizeof echo - 1), echo, sizeof echo - 1) == 0)
-    {
-      g_autoptr(GBytes) kept = g_bytes_new_from_bytes (output, 0, len - (sizeof echo - 1));
-
-      terret_result_set_stdout (result, kept);
-      if (run->spool != NULL)
-        _terret_spool_truncate (run->spool, _terret_spool_get_seen (run->spool) - (sizeof echo - 1));
-    }
-}
-
-/*
- * _terret_shell_run_ended:
- *
- * The shell ended (or the terminal closed) under the run, or the run
- * killed it. The result carries what it said, how it ended (bash's own
- * status when it exited) and that the next run starts afresh.
- */
-void
-_terret_shell_run_ended (ShellRun *run)
-{
-  TerretShellSession *session = run->session;
-  g_autofree char *how = NULL;
-  TerretResult *result;
-  gboolean closed;
-
-  if (run->kind == EXCHANGE_HANDSHAKE)
-    {
-      TerretProcess *process = terret_shell_channel_get_process (session->channel);
-      g_autofree char *why = NULL;
-      int wait_status = 0;
-
-      if (process != NULL && terret_process_get_exited (process, &wait_status))
-        why = g_strdup_printf ("it exited (wait status %d)", wait_status);
-      else
-        why = g_strdup ("its terminal closed");
-      run_fail_handshake (run, why);
-      return;
-    }
-
-  g_mutex_lock (&session->mutex);
-  closed = session->close_requested;
-  g_mutex_unlock (&session->mutex);
-
-  result = run_partial_result (run);
-  if (!closed && !run->escalated)
-    {
-      TerretProcess *process = terret_shell_channel_get_process (session->channel);
-
-      /* The terminal closes as bash exits, a moment before its launcher
-       * reports how: that report is what says whether it exited with a
-       * status, so it is worth the short wait. */
-      if (process != NULL)
-        terret_process_wait_exited (process, SHELL_END_WAIT_MSEC);
-      how = describe_shell_end (run, result);
-      strip_exit_echo (run, result);
-      run_note_limits (run, result, -1);
-    }
-  run_kill_shell (run);
-
-  if (closed)
-    terret_result_add_notice (result, "The shell session was closed while this command ran; the "
-                                      "next run starts a fresh session, so the cwd and variables "
-                                      "from earlier runs are gone.");
-  else if (run->escalated)
-    {
-      g_autofree char *seconds = _terret_format_seconds (run->plan->settings->interrupt_grace);
-      g_autofree char *notice = NULL;
-
-      notice = g_strdup_printf ("The command was still running %ss after it was interrupted, so "
-                                "it was killed with its shell session; the next run starts a fresh "
-                                "session, so the cwd and variables from earlier runs are gone.",
-                                seconds);
-      terret_result_add_notice (result, notice);
-    }
-  else
-    {
-      g_autofree char *notice = g_strdup_printf ("%s; the next run starts a fresh session, so the "
-                                                 "cwd and variables from earlier runs are gone.",
-                                                 how);
-
-      terret_result_add_notice (result, notice);
-    }
-
-  _terret_shell_run_return (run, result, NULL);
-}
-
-/* What the exchange's marker says the next request must do. A careful
- * harness that could not turn off what would trace the next request
- * (flag F) leaves a shell the session cannot use. */
-static gboolean
-run_take_state (ShellRun *run)
-{
-  TerretShellSession *session = run->session;
-  gboolean next_careful, recover;
-
-  _terret_protocol_flags_state (&run->marker, run->careful, &next_careful, &recover);
-  session->careful = next_careful;
-  session->needs_recovery = recover;
-  if (run->careful)
-    session->verbose = strchr (run->marker.flags, 'v') != NULL;
-  return strchr (run->marker.flags, 'F') == NULL;
-}
-
-static void
-run_complete_command (ShellRun *run)
-{
-  g_autoptr(GBytes) output = NULL;
-  g_autofree char *flags_notice = NULL;
-  TerretResult *result;
-  guint64 seen, dropped = 0;
-  gsize cut = 0;
-  gboolean usable;
-
-  /* A prompt of an earlier exchange: bash did not run the line's harness
-   * (^C, an expansion error, a function named `builtin`), or did and then
-   * printed a prompt it had not expanded again. A recovery tells which,
-   * and carries the line's status. */
-  if (run->status == -2 && !run->recovering)
-    {
-      /* The output so far stays the command's: the recovery's own is not. */
-      run->recovering = TRUE;
-      run->command_capture = g_steal_pointer (&run->capture);
-      _terret_shell_run_start (run, EXCHANGE_RECOVERY);
-      return;
-    }
-  /* Stale again after a recovery (a shell that cannot even fork for
-   * its own steps, as at a process limit): no status can be had. */
-  if (run->status < 0)
-    {
-      if (run->command_capture == NULL)
-        run->command_capture = g_steal_pointer (&run->capture);
-      run_complete_broken (run);
-      return;
-    }
-  if (run->command_capture != NULL)
-    {
-      _terret_stream_capture_free (run->capture);
-      run->capture = g_steal_pointer (&run->command_capture);
-    }
-  seen = _terret_stream_capture_get_seen (run->capture);
-
-  flags_notice = _terret_protocol_describe_flags (run->marker.flags);
-  _terret_shell_run_add_notice (run, flags_notice);
-
-  /* Nothing of the marker ever entered the capture, so the output ends at
-   * everything it has seen. */
-  output = _terret_stream_capture_finish (run->capture, FALSE, &dropped, &cut);
-  run_add_capture_notice (run, g_bytes_get_size (output), cut, dropped, seen);
-
-  usable = run_take_state (run);
-
-  result = run_build_result (run, output, dropped, cut, TRUE);
-  terret_result_set_exit_status (result, run->status);
-  terret_result_set_cwd (result, run->marker.cwd);
-
-  if (!run_note_limits (run, result, W_EXITCODE (run->status, 0)))
-    run_kill_shell (run);
-  else if (!usable)
-    {
-      terret_result_add_notice (result, "The shell's state could not be put back into a state "
-                                        "the session can use, so the session was ended; the next "
-                                        "run starts a fresh one, so the cwd and variables from "
-                                        "earlier runs are gone.");
-      run_kill_shell (run);
-    }
-
-  _terret_shell_run_return (run, result, NULL);
-}
-
-/* A command after which not even the harness alone ran: what it
- * printed, no status, and why; the shell is ended. */
-static void
-run_complete_broken (ShellRun *run)
-{
-  g_autoptr(GBytes) output = NULL;
-  TerretResult *result;
-  guint64 seen, dropped = 0;
-  gsize cut = 0;
-
-  _terret_stream_capture_free (run->capture);
-  run->capture = g_steal_pointer (&run->command_capture);
-  seen = _terret_stream_capture_get_seen (run->capture);
-  output = _terret_stream_capture_finish (run->capture, FALSE, &dropped, &cut);
-  run_add_capture_notice (run, g_bytes_get_size (output), cut, dropped, seen);
-  result = run_build_result (run, output, dropped, cut, TRUE);
-  run_note_limits (run, result, -1);
-  run_kill_shell (run);
-  terret_result_add_notice (result, "After this command the shell could no longer run the "
-                                    "session's own steps (it left state, such as an alias over "
-                                    "a reserved word, that breaks them), so its status is "
-                                    "unknown and the session was ended; the next run starts a "
-                                    "fresh one, so the cwd and variables from earlier runs are "
-                                    "gone.");
-  _terret_shell_run_return (run, result, NULL);
-}
-
-static void
-run_on_marker (ShellRun *run)
-{
-  TerretShellSession *session = run->session;
-
-  switch (run->kind)
-    {
-    case EXCHANGE_HANDSHAKE:
-      session->careful = FALSE;
-      session->always_careful = FALSE;
-      session->needs_recovery = FALSE;
-      session->verbose = FALSE;
-      _terret_shell_run_start (run, EXCHANGE_COMMAND);
-      break;
-
-    case EXCHANGE_RECOVERY:
-      if (run->status < 0 || strchr (run->marker.flags, 'b') != NULL || !run_take_state (run))
-        {
-          /* Not even the harness alone runs: nothing the session can say
-           * to this shell is safe. */
-          gboolean hijacked = run->status >= 0 && strchr (run->marker.flags, 'b') != NULL;
-
-          if (run->recovering && !hijacked)
-            {
-              /* The command may have run, and must not run twice: it ends
-               * here, with what it printed and no status. */
-              run_complete_broken (run);
-              return;
-            }
-          run_kill_shell (run);
-          /* Before the command, or a line a function named `builtin`
-           * took whole: the command did not run. A fresh shell runs it. */
-          g_clear_pointer (&run->command_capture, _terret_stream_capture_free);
-          if (run->spool != NULL)
-            _terret_spool_truncate (run->spool, 0);
-          run->recovering = FALSE;
-          _terret_shell_run_add_notice (run, "The shell could no longer run the session's own "
-                                             "steps (a function named like a builtin takes "
-                                             "them), so a fresh session was started; the cwd "
-                                             "and variables from earlier runs are gone.");
-          _terret_shell_run_start (run, EXCHANGE_HANDSHAKE);
-          return;
-        }
-      if (run->recovering)
-        run_complete_command (run);
-      else
-        _terret_shell_run_start (run, EXCHANGE_COMMAND);
-      break;
-
-    case EXCHANGE_COMMAND:
-    default:
-      run_complete_command (run);
-      break;
-    }
-}
 
 /* --- Reading and writing ------------------------------------------------- */
 
 /* Reads one chunk. Returns FALSE when the run has been completed. */
 static gboolean
-run_read_once (ShellRun *run,
-               gboolean *would_block)
+run_read_once (TerretShellRun *run,
+               gboolean       *would_block)
 {
-  TerretShellSession *session = run->session;
   g_autoptr(GError) error = NULL;
+  gboolean found;
   gssize n;
 
   *would_block = FALSE;
-  n = terret_shell_channel_read (session->channel, session->read_buffer, READ_CHUNK, &error);
+  n = terret_shell_channel_read (run->host.channel, run->host.read_buffer,
+                                 TERRET_SHELL_READ_CHUNK, &error);
 
   if (n < 0 && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
     {
@@ -820,7 +177,13 @@ run_read_once (ShellRun *run,
       return FALSE;
     }
 
-  if (run_feed (run, session->read_buffer, n))
+  found = _terret_shell_run_feed (run, run->host.read_buffer, n);
+  if (run->take_back)
+    {
+      run->take_back = FALSE;
+      run_send_interrupt_now (run);
+    }
+  if (found)
     {
       run_on_marker (run);
       return FALSE;
@@ -831,10 +194,8 @@ run_read_once (ShellRun *run,
 }
 
 /* The session's read source, while this run is the session's. */
-void _terret_shell_run_on_readable (ShellRun *run);
-
 void
-_terret_shell_run_on_readable (ShellRun *run)
+_terret_shell_run_on_readable (TerretShellRun *run)
 {
   gboolean would_block;
 
@@ -844,14 +205,12 @@ _terret_shell_run_on_readable (ShellRun *run)
 /* The session's exit source: read what the shell wrote before it went,
  * until the terminal reports its end; a background job may hold it open,
  * hence the grace. */
-void _terret_shell_run_on_exited (ShellRun *run);
-
 void
-_terret_shell_run_on_exited (ShellRun *run)
+_terret_shell_run_on_exited (TerretShellRun *run)
 {
   run->shell_ended = TRUE;
-  if (!_terret_timers_is_armed (&run->session->timers, TIMER_EXIT_GRACE))
-    _terret_timers_arm_in (&run->session->timers, TIMER_EXIT_GRACE, EXIT_GRACE_SECONDS);
+  if (!_terret_timers_is_armed (run->host.timers, TERRET_SHELL_TIMER_EXIT_GRACE))
+    _terret_timers_arm_in (run->host.timers, TERRET_SHELL_TIMER_EXIT_GRACE, EXIT_GRACE_SECONDS);
 }
 
 static gboolean
@@ -866,9 +225,9 @@ run_on_writable (int          fd,
 /* Writes what it can of @out. Returns FALSE when the run has been
  * completed (the terminal is gone). */
 static gboolean
-run_flush (ShellRun *run)
+run_flush (TerretShellRun *run)
 {
-  TerretShellChannel *channel = run->session->channel;
+  TerretShellChannel *channel = run->host.channel;
 
   while (run->out_pos < run->out->len)
     {
@@ -884,7 +243,7 @@ run_flush (ShellRun *run)
                                                         G_IO_OUT);
               g_source_set_static_name (run->write_source, "[terret] shell request");
               g_source_set_callback (run->write_source, G_SOURCE_FUNC (run_on_writable), run, NULL);
-              g_source_attach (run->write_source, run->session->context);
+              g_source_attach (run->write_source, run->context);
             }
           return TRUE;
         }
@@ -914,9 +273,9 @@ run_flush (ShellRun *run)
 }
 
 void
-_terret_shell_run_queue_input (ShellRun     *run,
-                               const guint8 *data,
-                               gsize         len)
+_terret_shell_run_queue_input (TerretShellRun *run,
+                               const guint8   *data,
+                               gsize           len)
 {
   if (run->kind != EXCHANGE_COMMAND)
     {
@@ -932,14 +291,15 @@ _terret_shell_run_queue_input (ShellRun     *run,
   run_flush (run);
 }
 
-/* The gentler half of ending a run; the kill that follows guarantees the
- * rest. A failure means the terminal is already gone. */
+/* ^C, now: the gentler half of ending a run, where the kill that follows
+ * guarantees the rest, or what takes back a command bash asks the rest
+ * of. A failure means the terminal is already gone. */
 static void
-run_send_interrupt_now (ShellRun *run)
+run_send_interrupt_now (TerretShellRun *run)
 {
   static const guint8 interrupt = INTERRUPT_BYTE;
 
-  terret_shell_channel_write (run->session->channel, &interrupt, 1, NULL);
+  terret_shell_channel_write (run->host.channel, &interrupt, 1, NULL);
 }
 
 /* Queues ^C behind any input already queued (the terminal sees them in
@@ -947,7 +307,7 @@ run_send_interrupt_now (ShellRun *run)
  * command that did not react is killed. A later interrupt keeps the
  * grace that runs. */
 void
-_terret_shell_run_interrupt (ShellRun *run)
+_terret_shell_run_interrupt (TerretShellRun *run)
 {
   static const guint8 interrupt = INTERRUPT_BYTE;
 
@@ -961,8 +321,8 @@ _terret_shell_run_interrupt (ShellRun *run)
   run->interrupt_end = run->out->len;
   run->interrupt_written = FALSE;
 
-  if (!_terret_timers_is_armed (&run->session->timers, TIMER_ESCALATE))
-    _terret_timers_arm_in (&run->session->timers, TIMER_ESCALATE,
+  if (!_terret_timers_is_armed (run->host.timers, TERRET_SHELL_TIMER_ESCALATE))
+    _terret_timers_arm_in (run->host.timers, TERRET_SHELL_TIMER_ESCALATE,
                            run->plan->settings->interrupt_grace);
   run_flush (run);
 }
@@ -970,7 +330,7 @@ _terret_shell_run_interrupt (ShellRun *run)
 /* --- Deadlines and cancellation ------------------------------------------ */
 
 static void
-run_on_deadline (ShellRun *run)
+run_on_deadline (TerretShellRun *run)
 {
   g_autofree char *seconds = NULL;
   g_autofree char *notice = NULL;
@@ -981,12 +341,12 @@ run_on_deadline (ShellRun *run)
       g_autofree char *handshake = _terret_format_seconds (run->handshake_timeout);
       g_autofree char *why = g_strdup_printf ("no answer within %ss", handshake);
 
-      if (run->kind == EXCHANGE_HANDSHAKE)
+      if (run->kind == EXCHANGE_HANDSHAKE || run->kind == EXCHANGE_SETUP)
         run_fail_handshake (run, why);
       else
         {
           /* The harness step alone did not come back: a fresh shell. */
-          run_kill_shell (run);
+          _terret_shell_run_kill_shell (run);
           _terret_shell_run_add_notice (run, "The shell did not come back from an interrupted "
                                              "command, so a fresh session was started; the cwd "
                                              "and variables from earlier runs are gone.");
@@ -1000,8 +360,7 @@ run_on_deadline (ShellRun *run)
       g_autoptr(GTask) task = g_steal_pointer (&run->task);
 
       _terret_clear_source (&run->cancel_source);
-      result = _terret_detach_begin (&run->detach, run->plan->timeout,
-                                     _terret_shell_session_get_key (run->session), TRUE);
+      result = _terret_detach_begin (&run->detach, run->plan->timeout, run->host.key, TRUE);
       g_task_return_pointer (task, result, g_object_unref);
       return;
     }
@@ -1011,9 +370,9 @@ run_on_deadline (ShellRun *run)
    * can account for. The next run gets a shell that is known, and the
    * caller is told so rather than left to discover a lost `cd`. */
   run_send_interrupt_now (run);
-  run_kill_shell (run);
+  _terret_shell_run_kill_shell (run);
 
-  result = run_partial_result (run);
+  result = _terret_shell_run_partial_result (run);
   seconds = _terret_format_seconds (run->plan->timeout);
   notice = g_strdup_printf ("Timed out after %ss; the command was interrupted and the shell "
                             "session killed, so the next run starts a fresh session.", seconds);
@@ -1023,29 +382,26 @@ run_on_deadline (ShellRun *run)
 }
 
 /* The session's timers, while this run is the session's. */
-void _terret_shell_run_on_timer (ShellRun *run,
-                                 guint     which);
-
 void
-_terret_shell_run_on_timer (ShellRun *run,
-                            guint     which)
+_terret_shell_run_on_timer (TerretShellRun *run,
+                            guint           which)
 {
   switch (which)
     {
-    case TIMER_DEADLINE:
+    case TERRET_SHELL_TIMER_DEADLINE:
       run_on_deadline (run);
       break;
-    case TIMER_EXIT_GRACE:
+    case TERRET_SHELL_TIMER_EXIT_GRACE:
       _terret_shell_run_ended (run);
       break;
-    case TIMER_ESCALATE:
+    case TERRET_SHELL_TIMER_ESCALATE:
       /* With job control off the command shares bash's process group, so
        * killing what ignored the interrupt ends the shell too: the run
        * ends as one whose shell ended, and says why. */
       run->escalated = TRUE;
       _terret_shell_run_ended (run);
       break;
-    case TIMER_POLL:
+    case TERRET_SHELL_TIMER_POLL:
     default:
       _terret_detach_poll_timed_out (&run->detach);
       break;
@@ -1056,20 +412,16 @@ static gboolean
 run_on_cancelled (GCancellable *cancellable,
                   gpointer      user_data)
 {
-  ShellRun *run = user_data;
-  TerretShellSession *session = run->session;
+  TerretShellRun *run = user_data;
   GError *error = NULL;
 
   if (run->kind == EXCHANGE_COMMAND)
     run_send_interrupt_now (run);
-  run_kill_shell (run);
-
-  g_mutex_lock (&session->mutex);
-  g_free (session->pending_notice);
-  session->pending_notice =
-    g_strdup ("The previous command was cancelled and its shell session killed; a fresh one was "
-              "started, so the cwd and variables from earlier runs are gone.");
-  g_mutex_unlock (&session->mutex);
+  _terret_shell_run_kill_shell (run);
+  run->host.funcs->owe_notice (run->host.session,
+                               "The previous command was cancelled and its shell session killed; "
+                               "a fresh one was started, so the cwd and variables from earlier "
+                               "runs are gone.");
 
   g_cancellable_set_error_if_cancelled (cancellable, &error);
   _terret_shell_run_return (run, NULL, error);
@@ -1081,22 +433,21 @@ run_on_cancelled (GCancellable *cancellable,
 /* Starts a new shell for the run: the executor's launcher, the channel's
  * spawn. Returns FALSE when the run has been completed with the error. */
 static gboolean
-run_start_shell (ShellRun *run)
+run_start_shell (TerretShellRun *run)
 {
-  TerretShellSession *session = run->session;
   g_autoptr(TerretLauncher) launcher = NULL;
   g_autoptr(GError) error = NULL;
   const char *argv[G_N_ELEMENTS (shell_flags) + 1];
 
-  launcher = session->start (session, run->plan->settings, &run->handshake_timeout,
-                             session->start_data, &error);
+  launcher = run->host.funcs->start_shell (run->host.session, run->plan->settings,
+                                           &run->handshake_timeout, &error);
   argv[0] = run->plan->settings->shell;
   for (guint i = 0; shell_flags[i] != NULL; i++)
     argv[i + 1] = shell_flags[i];
   argv[G_N_ELEMENTS (argv) - 1] = NULL;
 
   if (launcher == NULL ||
-      !terret_shell_channel_spawn (session->channel, launcher, argv, &error))
+      !terret_shell_channel_spawn (run->host.channel, launcher, argv, &error))
     {
       if (error->domain != TERRET_EXEC_ERROR || error->code != TERRET_EXEC_ERROR_INVALID_CONFIG)
         {
@@ -1108,8 +459,6 @@ run_start_shell (ShellRun *run)
       _terret_shell_run_return (run, NULL, g_steal_pointer (&error));
       return FALSE;
     }
-
-  session->exchange = 0;
   return TRUE;
 }
 
@@ -1121,11 +470,10 @@ run_start_shell (ShellRun *run)
  * line written, and the session's sources set to end the exchange.
  */
 void
-_terret_shell_run_start (ShellRun     *run,
-                         ExchangeKind  kind)
+_terret_shell_run_start (TerretShellRun *run,
+                         ExchangeKind    kind)
 {
-  TerretShellSession *session = run->session;
-  TerretShellChannel *channel = session->channel;
+  TerretShellChannel *channel = run->host.channel;
   gboolean remote = !terret_shell_channel_can_prepare_run (channel);
   g_autoptr(GMainContext) context = g_main_context_ref_thread_default ();
   g_autoptr(GError) error = NULL;
@@ -1139,14 +487,21 @@ _terret_shell_run_start (ShellRun     *run,
   _terret_marker_clear (&run->marker);
 
   if (kind == EXCHANGE_COMMAND)
-    run->limits_before = run_limits_hit (run);
+    run->limits_before = _terret_shell_run_limits_hit (run);
 
-  if (kind == EXCHANGE_HANDSHAKE)
+  if (kind == EXCHANGE_HANDSHAKE || kind == EXCHANGE_SETUP)
     {
-      if (!run_start_shell (run))
+      if (kind == EXCHANGE_SETUP)
+        line = _terret_shell_state_handshake (run->host.state);
+      else if (!run_start_shell (run))
         return;
-      _terret_protocol_key_init (&session->protocol);
-      line = _terret_protocol_handshake (&session->protocol, remote);
+      else
+        {
+          /* Asked again: whether a far launcher sets the modes is known
+           * only once the shell's process is there. */
+          remote = !terret_shell_channel_can_prepare_run (channel);
+          line = _terret_shell_state_new_shell (run->host.state, remote);
+        }
       run->expected = 0;
       timeout = run->handshake_timeout;
       run->capture = _terret_stream_capture_new (TERRET_CAPTURE_MODE_HEAD, HANDSHAKE_OUTPUT_LIMIT);
@@ -1155,38 +510,23 @@ _terret_shell_run_start (ShellRun     *run,
     {
       /* After a stale marker in this run, the command's exchange; else
        * the last one sent. */
-      guint64 abandoned = session->exchange;
-
       run->careful = TRUE;
-      run->expected = ++session->exchange;
-      line = _terret_protocol_recovery (run->expected, abandoned, remote);
+      line = _terret_shell_state_recovery (run->host.state, remote, &run->expected);
       timeout = run->handshake_timeout;
       run->capture = _terret_stream_capture_new (TERRET_CAPTURE_MODE_HEAD, HANDSHAKE_OUTPUT_LIMIT);
     }
   else
     {
-      const char *command = terret_request_get_command (run->request);
-      TerretCarry carry = _terret_protocol_choose_carry (command);
+      gboolean careful;
 
-      /* The fast path is for a shell known clean running a command whose
-       * text cannot make it otherwise; a remote shell also needs its
-       * terminal's modes put back, which only the careful harness does. */
-      if (_terret_protocol_may_persist (command))
-        session->always_careful = TRUE;
-      run->careful = session->careful || session->always_careful || remote ||
-                     _terret_protocol_needs_care (command);
-      /* Verbose echoes whatever the eval still parses once it is on: the
-       * harness then runs after the eval, on the line bash already read. */
-      if (carry == TERRET_CARRY_EVAL && run->careful &&
-          (session->verbose || _terret_protocol_parse_apart (command)))
-        carry = TERRET_CARRY_EVAL_APART;
-      run->expected = ++session->exchange;
-      line = _terret_protocol_request (command, run->expected, carry, run->careful, remote);
+      line = _terret_shell_state_request (run->host.state, terret_request_get_command (run->request),
+                                          remote, run->left_open, &careful, &run->expected);
+      run->careful = careful;
       timeout = run->plan->timeout;
       run->capture = _terret_run_plan_new_capture (run->plan);
     }
 
-  _terret_shell_session_adopt (session, context);
+  run_adopt_context (run, context);
 
   /* Whatever the previous command did to the terminal (`stty echo`,
    * `stty icanon`) is undone here, from the host side, so it cannot
@@ -1214,9 +554,9 @@ _terret_shell_run_start (ShellRun     *run,
       g_source_attach (run->cancel_source, context);
     }
 
-  _terret_timers_disarm (&session->timers, TIMER_DEADLINE);
+  _terret_timers_disarm (run->host.timers, TERRET_SHELL_TIMER_DEADLINE);
   if (timeout > 0)
-    _terret_timers_arm_in (&session->timers, TIMER_DEADLINE, timeout);
+    _terret_timers_arm_in (run->host.timers, TERRET_SHELL_TIMER_DEADLINE, timeout);
 
   if (kind == EXCHANGE_COMMAND && run->interrupt_requested)
     {
@@ -1226,4 +566,352 @@ _terret_shell_run_start (ShellRun     *run,
     }
 
   run_flush (run);
+}
+
+/*
+ * _terret_shell_run_begin:
+ *
+ * Starts the run with the exchange the session's shell needs first: a
+ * handshake when there is no shell, a recovery when the last one left
+ * its harness unrun, else the command.
+ */
+void
+_terret_shell_run_begin (TerretShellRun *run)
+{
+  if (!terret_shell_channel_is_open (run->host.channel))
+    _terret_shell_run_start (run, EXCHANGE_HANDSHAKE);
+  else if (run->host.state->needs_recovery)
+    _terret_shell_run_start (run, EXCHANGE_RECOVERY);
+  else
+    _terret_shell_run_start (run, EXCHANGE_COMMAND);
+}
+
+/* --- Endings ------------------------------------------------------------- */
+
+/* The handshake failed: the half-started shell is ended here, since
+ * nothing else holds it yet. */
+static void
+run_fail_handshake (TerretShellRun *run,
+                    const char     *why)
+{
+  g_autoptr(GBytes) said = NULL;
+  g_autoptr(GString) message = g_string_new (NULL);
+  gsize len = 0;
+  const char *data;
+
+  _terret_shell_run_kill_shell (run);
+  said = _terret_shell_run_take_partial (run, NULL, NULL);
+  data = g_bytes_get_data (said, &len);
+
+  g_string_append_printf (message, "The shell did not answer its start-up handshake: %s", why);
+  if (len > 0)
+    {
+      g_autofree char *text = g_utf8_make_valid (data, len);
+
+      g_strstrip (text);
+      if (*text != '\0')
+        g_string_append_printf (message, "; it said: %s", text);
+    }
+
+  _terret_shell_run_return (run, NULL, g_error_new_literal (TERRET_EXEC_ERROR,
+                                                            TERRET_EXEC_ERROR_UNAVAILABLE,
+                                                            message->str));
+}
+
+/*
+ * _terret_shell_run_ended:
+ *
+ * The shell ended (or the terminal closed) under the run, or the run
+ * killed it. The result carries what it said, how it ended (bash's own
+ * status when it exited) and that the next run starts afresh.
+ */
+void
+_terret_shell_run_ended (TerretShellRun *run)
+{
+  g_autofree char *how = NULL;
+  TerretResult *result;
+  gboolean closed;
+
+  if (run->kind == EXCHANGE_HANDSHAKE || run->kind == EXCHANGE_SETUP)
+    {
+      TerretProcess *process = terret_shell_channel_get_process (run->host.channel);
+      g_autofree char *why = NULL;
+      int wait_status = 0;
+
+      if (process != NULL && terret_process_get_exited (process, &wait_status))
+        why = g_strdup_printf ("it exited (wait status %d)", wait_status);
+      else
+        why = g_strdup ("its terminal closed");
+      run_fail_handshake (run, why);
+      return;
+    }
+
+  closed = run->host.funcs->close_requested (run->host.session);
+  result = _terret_shell_run_partial_result (run);
+  if (!closed && !run->escalated)
+    {
+      TerretProcess *process = terret_shell_channel_get_process (run->host.channel);
+
+      /* The terminal closes as bash exits, a moment before its launcher
+       * reports how: that report is what says whether it exited with a
+       * status, so it is worth the short wait. */
+      if (process != NULL)
+        terret_process_wait_exited (process, SHELL_END_WAIT_MSEC);
+      how = _terret_shell_run_describe_end (run, result);
+      _terret_shell_run_strip_exit_echo (run, result);
+      _terret_shell_run_note_limits (run, result, -1);
+    }
+  _terret_shell_run_kill_shell (run);
+
+  if (closed)
+    terret_result_add_notice (result, "The shell session was closed while this command ran; the "
+                                      "next run starts a fresh session, so the cwd and variables "
+                                      "from earlier runs are gone.");
+  else if (run->escalated)
+    {
+      g_autofree char *seconds = _terret_format_seconds (run->plan->settings->interrupt_grace);
+      g_autofree char *notice = NULL;
+
+      notice = g_strdup_printf ("The command was still running %ss after it was interrupted, so "
+                                "it was killed with its shell session; the next run starts a fresh "
+                                "session, so the cwd and variables from earlier runs are gone.",
+                                seconds);
+      terret_result_add_notice (result, notice);
+    }
+  else
+    {
+      g_autofree char *notice = g_strdup_printf ("%s; the next run starts a fresh session, so the "
+                                                 "cwd and variables from earlier runs are gone.",
+                                                 how);
+
+      terret_result_add_notice (result, notice);
+    }
+
+  _terret_shell_run_return (run, result, NULL);
+}
+
+/* Sends the command again, in the same run: it did not run (its request
+ * was taken before it could start), and what was read meanwhile is not
+ * its output. Once only; after that the run ends without a status. */
+static gboolean
+run_resend (TerretShellRun *run,
+            ExchangeKind    kind)
+{
+  if (run->resent)
+    return FALSE;
+  run->resent = TRUE;
+  run->recovering = FALSE;
+  g_clear_pointer (&run->command_capture, _terret_stream_capture_free);
+  if (run->spool != NULL)
+    _terret_spool_truncate (run->spool, 0);
+  _terret_shell_run_start (run, kind);
+  return TRUE;
+}
+
+static void
+run_complete_replaced (TerretShellRun *run)
+{
+  TerretResult *result;
+
+  if (run->command_capture != NULL)
+    {
+      _terret_stream_capture_free (run->capture);
+      run->capture = g_steal_pointer (&run->command_capture);
+    }
+  result = _terret_shell_run_finish_capture (run);
+  _terret_shell_run_kill_shell (run);
+  terret_result_add_notice (result, "The command replaced the shell with another (exec), which "
+                                    "has no status to report here; that shell was ended, and the "
+                                    "next run starts a fresh session, so the cwd and variables "
+                                    "from earlier runs are gone.");
+  _terret_shell_run_return (run, result, NULL);
+}
+
+static void
+run_complete_command (TerretShellRun *run)
+{
+  g_autofree char *flags_notice = NULL;
+  TerretResult *result;
+  const char *unusable;
+
+  if (run->status == -3)
+    {
+      run_complete_replaced (run);
+      return;
+    }
+  /* The command was left open and taken back: nothing of it ran. */
+  if (run->left_open && !run->resent && run->status == -2 && !run->recovering)
+    {
+      run_resend (run, EXCHANGE_COMMAND);
+      return;
+    }
+  /* A prompt of an earlier exchange: bash did not run the line's harness
+   * (^C, an expansion error, a function named `builtin`), or printed its
+   * prompt mangled or unexpanded. A recovery tells which, and carries the
+   * line's status. */
+  if (run->status == -2 && !run->recovering)
+    {
+      /* The output so far stays the command's: the recovery's own is not. */
+      run->recovering = TRUE;
+      run->command_capture = g_steal_pointer (&run->capture);
+      _terret_shell_run_start (run, EXCHANGE_RECOVERY);
+      return;
+    }
+  /* Stale again after a recovery (a shell that cannot even fork for
+   * its own steps, as at a process limit), or a harness that could not
+   * open its group: no status can be had. */
+  if (run->status >= 0 && strchr (run->marker.flags, 'r') != NULL)
+    {
+      if (run->command_capture == NULL)
+        run->command_capture = g_steal_pointer (&run->capture);
+      run_complete_broken (run, NO_DESCRIPTORS);
+      return;
+    }
+  if (run->status < 0)
+    {
+      if (run->command_capture == NULL)
+        run->command_capture = g_steal_pointer (&run->capture);
+      run_complete_broken (run, NULL);
+      return;
+    }
+  /* The request's alias did not expand (aliases are off): the command did
+   * not run, and goes into an eval from now on. */
+  if (!run->recovering && strpbrk (run->marker.flags, TERRET_FLAG_NOT_RUN) != NULL)
+    {
+      _terret_shell_state_take_marker (run->host.state, &run->marker, run->careful);
+      if (run_resend (run, EXCHANGE_COMMAND))
+        return;
+      run->command_capture = _terret_run_plan_new_capture (run->plan);
+      run_complete_broken (run, NULL);
+      return;
+    }
+  if (run->command_capture != NULL)
+    {
+      _terret_stream_capture_free (run->capture);
+      run->capture = g_steal_pointer (&run->command_capture);
+    }
+
+  flags_notice = _terret_protocol_describe_flags (run->marker.flags);
+  _terret_shell_run_add_notice (run, flags_notice);
+  _terret_shell_state_take_marker (run->host.state, &run->marker, run->careful);
+  unusable = _terret_protocol_unusable (run->marker.flags);
+
+  result = _terret_shell_run_finish_capture (run);
+  terret_result_set_exit_status (result, run->status);
+  terret_result_set_cwd (result, run->marker.cwd);
+
+  if (!_terret_shell_run_note_limits (run, result, W_EXITCODE (run->status, 0)))
+    _terret_shell_run_kill_shell (run);
+  else if (unusable != NULL)
+    {
+      g_autofree char *notice = g_strdup_printf ("After this command %s, so the session was "
+                                                 "ended; the next run starts a fresh one, so the "
+                                                 "cwd and variables from earlier runs are gone.",
+                                                 unusable);
+
+      terret_result_add_notice (result, notice);
+      _terret_shell_run_kill_shell (run);
+    }
+
+  _terret_shell_run_return (run, result, NULL);
+}
+
+/* A command after which not even the harness alone ran: what it
+ * printed, no status, and why (@why, or the general case); the shell is
+ * ended. */
+static void
+run_complete_broken (TerretShellRun *run,
+                     const char     *why)
+{
+  g_autofree char *notice = NULL;
+  TerretResult *result;
+
+  _terret_stream_capture_free (run->capture);
+  run->capture = g_steal_pointer (&run->command_capture);
+  result = _terret_shell_run_finish_capture (run);
+  _terret_shell_run_note_limits (run, result, -1);
+  _terret_shell_run_kill_shell (run);
+  notice = g_strdup_printf ("After this command the shell could no longer run the session's own "
+                            "steps (%s), so its status is unknown and the session was ended; the "
+                            "next run starts a fresh one, so the cwd and variables from earlier "
+                            "runs are gone.",
+                            why != NULL ? why : "it left state, such as an alias over a reserved "
+                                                "word or a DEBUG trap that skips commands, that "
+                                                "breaks them");
+  terret_result_add_notice (result, notice);
+  _terret_shell_run_return (run, result, NULL);
+}
+
+/* The exchange's marker was read (or one numbered before it: the line's
+ * harness did not run). A handshake or a recovery goes on to the
+ * command; a command ends, or first needs a recovery to learn its status.
+ */
+static void
+run_on_marker (TerretShellRun *run)
+{
+  switch (run->kind)
+    {
+    case EXCHANGE_HANDSHAKE:
+      /* A remote terminal's modes are set: now the set-up itself. */
+      if (!terret_shell_channel_can_prepare_run (run->host.channel))
+        {
+          _terret_shell_run_start (run, EXCHANGE_SETUP);
+          break;
+        }
+      _terret_shell_run_start (run, EXCHANGE_COMMAND);
+      break;
+
+    case EXCHANGE_SETUP:
+      _terret_shell_run_start (run, EXCHANGE_COMMAND);
+      break;
+
+    case EXCHANGE_RECOVERY:
+      if (run->status < 0 || strpbrk (run->marker.flags, "br") != NULL)
+        {
+          /* Not even the harness alone runs: nothing the session can say
+           * to this shell is safe. */
+          gboolean hijacked = run->status >= 0 && strchr (run->marker.flags, 'b') != NULL;
+          gboolean no_fds = run->status >= 0 && strchr (run->marker.flags, 'r') != NULL;
+
+          if (run->recovering && !hijacked)
+            {
+              /* The command may have run, and must not run twice: it ends
+               * here, with what it printed and no status. */
+              run_complete_broken (run, no_fds ? NO_DESCRIPTORS : NULL);
+              return;
+            }
+          _terret_shell_run_kill_shell (run);
+          /* Before the command, or a line a function named `builtin`
+           * took whole: the command did not run. A fresh shell runs it,
+           * once. */
+          _terret_shell_run_add_notice (run, "The shell could no longer run the session's own "
+                                             "steps (a function named like a builtin, or a "
+                                             "builtin disabled, takes them), so a fresh session "
+                                             "was started; the cwd and variables from earlier "
+                                             "runs are gone.");
+          if (!run_resend (run, EXCHANGE_HANDSHAKE))
+            {
+              run->command_capture = _terret_run_plan_new_capture (run->plan);
+              run_complete_broken (run, NULL);
+            }
+          return;
+        }
+      _terret_shell_state_take_marker (run->host.state, &run->marker, run->careful);
+      if (run->recovering)
+        run_complete_command (run);
+      else if (_terret_protocol_unusable (run->marker.flags) != NULL)
+        {
+          /* The command has not run yet, and this shell cannot run it. */
+          _terret_shell_run_kill_shell (run);
+          _terret_shell_run_start (run, EXCHANGE_HANDSHAKE);
+        }
+      else
+        _terret_shell_run_start (run, EXCHANGE_COMMAND);
+      break;
+
+    case EXCHANGE_COMMAND:
+    default:
+      run_complete_command (run);
+      break;
+    }
 }

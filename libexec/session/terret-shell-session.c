@@ -5,9 +5,11 @@
  * A session is one bash, carried by a TerretShellChannel, that runs
  * command after command so that `cd` and `export` from one run are
  * visible to the next, exactly as in a terminal. It owns the shell's
- * state between runs (the protocol's, the notice owed to the next run,
- * the end of a detached command nobody polled) and the sources that read
- * the shell, kept from run to run; terret-shell-run.c is a run's engine.
+ * state between runs (the protocol's, a TerretShellState; the notice
+ * owed to the next run; the end of a detached command nobody polled) and
+ * the sources that read the shell, kept from run to run. A run
+ * (terret-shell-run.c) is its engine, lent what it needs and reporting
+ * back through a table of calls; it knows nothing else of the session.
  *
  * A second run while one is in flight is refused (busy), never queued:
  * one bash can run one thing at a time, and a queue would make a waiting
@@ -22,11 +24,11 @@
 
 #include <glib-unix.h>
 
+#include "terret-detach-private.h"
 #include "terret-error.h"
 #include "terret-shell-run-private.h"
+#include "terret-shell-session-private.h"
 #include "terret-util-private.h"
-
-#define READ_CHUNK (64 * 1024)
 
 /* Bytes sitting on the terminal between two runs belong to whatever wrote
  * them (a background job), never to the next command, so they are
@@ -36,12 +38,39 @@
  * next command. */
 #define DRAIN_BUDGET_USEC (100 * 1000)
 
-G_DEFINE_FINAL_TYPE (TerretShellSession, terret_shell_session, G_TYPE_OBJECT)
+struct _TerretShellSession
+{
+  GObject parent_instance;
 
-void _terret_shell_run_on_readable (ShellRun *run);
-void _terret_shell_run_on_exited (ShellRun *run);
-void _terret_shell_run_on_timer (ShellRun *run,
-                                 guint     which);
+  TerretShellChannel *channel;  /* (owned) */
+  char *key;                    /* (owned) the session key, for messages */
+  TerretShellStartFunc start;
+  gpointer start_data;
+
+  /* The current shell as the protocol knows it; touched only by the run
+   * in flight, one at a time. */
+  TerretShellState state;
+
+  /* Read buffer and sources, kept from run to run on the context of the
+   * last one, so a round trip attaches and destroys nothing. */
+  guint8 *read_buffer;          /* (owned) (nullable) */
+  GMainContext *context;        /* (owned) (nullable) */
+  GSource *read_source;         /* (owned) (nullable) */
+  GSource *exit_source;         /* (owned) (nullable) */
+  TerretTimers timers;
+
+  /* Guards everything below: runs, closes and input may come from
+   * different threads. Never held across I/O. */
+  GMutex mutex;
+  char *pending_notice;         /* (owned) (nullable) for the next run */
+  TerretShellRun *run;          /* (unowned) (nullable) the run in flight or detached */
+  TerretResult *parked;         /* (owned) (nullable) a detached end nobody polled */
+  TerretSpoolList spools;       /* full-output files, removed when the session closes */
+  guint busy : 1;
+  guint close_requested : 1;
+};
+
+G_DEFINE_FINAL_TYPE (TerretShellSession, terret_shell_session, G_TYPE_OBJECT)
 
 /* --- The session's sources ------------------------------------------------ */
 
@@ -70,10 +99,10 @@ session_drain (TerretShellSession *self,
     }
 }
 
-static ShellRun *
+static TerretShellRun *
 session_current_run (TerretShellSession *self)
 {
-  ShellRun *run;
+  TerretShellRun *run;
 
   g_mutex_lock (&self->mutex);
   run = self->run;
@@ -88,7 +117,7 @@ session_on_readable (int          fd,
                      gpointer     user_data)
 {
   TerretShellSession *self = user_data;
-  ShellRun *run = session_current_run (self);
+  TerretShellRun *run = session_current_run (self);
 
   if (run != NULL)
     _terret_shell_run_on_readable (run);
@@ -108,7 +137,7 @@ static gboolean
 session_on_exited (gpointer user_data)
 {
   TerretShellSession *self = user_data;
-  ShellRun *run = session_current_run (self);
+  TerretShellRun *run = session_current_run (self);
 
   /* Once: the source stays ready from now on. */
   g_clear_pointer (&self->exit_source, g_source_unref);
@@ -122,7 +151,7 @@ session_on_timer (gpointer owner,
                   guint    which)
 {
   TerretShellSession *self = owner;
-  ShellRun *run = session_current_run (self);
+  TerretShellRun *run = session_current_run (self);
 
   if (run != NULL)
     _terret_shell_run_on_timer (run, which);
@@ -130,29 +159,25 @@ session_on_timer (gpointer owner,
 
 /* Destroys the sources that watch the shell; its process and descriptors
  * are going. The timers stay, disarmed by the run that ends. */
-void
-_terret_shell_session_drop_sources (TerretShellSession *self)
+static void
+session_drop_sources (TerretShellSession *self)
 {
   _terret_clear_source (&self->read_source);
   _terret_clear_source (&self->exit_source);
 }
 
-/*
- * _terret_shell_session_adopt:
- *
- * Puts the session's sources on @context (the run's, or a poller's),
+/* Puts the session's sources on @context (the run's, or a poller's),
  * creating those the current shell needs. On the context they are on
- * already this costs nothing: a round trip attaches and destroys nothing.
- */
-void
-_terret_shell_session_adopt (TerretShellSession *self,
-                             GMainContext       *context)
+ * already this costs nothing: a round trip attaches and destroys nothing. */
+static void
+session_adopt (TerretShellSession *self,
+               GMainContext       *context)
 {
   TerretProcess *process = terret_shell_channel_get_process (self->channel);
 
   if (self->context != context)
     {
-      _terret_shell_session_drop_sources (self);
+      session_drop_sources (self);
       g_clear_pointer (&self->context, g_main_context_unref);
       self->context = g_main_context_ref (context);
     }
@@ -183,6 +208,85 @@ _terret_shell_session_adopt (TerretShellSession *self,
     }
 }
 
+/* --- What a run reports ----------------------------------------------------- */
+
+static void
+run_adopt (GObject      *session,
+           GMainContext *context)
+{
+  session_adopt (TERRET_SHELL_SESSION (session), context);
+}
+
+static void
+run_drop_sources (GObject *session)
+{
+  session_drop_sources (TERRET_SHELL_SESSION (session));
+}
+
+static TerretLauncher *
+run_start_shell (GObject         *session,
+                 TerretSettings  *settings,
+                 double          *handshake_timeout,
+                 GError         **error)
+{
+  TerretShellSession *self = TERRET_SHELL_SESSION (session);
+
+  return self->start (self, settings, handshake_timeout, self->start_data, error);
+}
+
+static gboolean
+run_close_requested (GObject *session)
+{
+  TerretShellSession *self = TERRET_SHELL_SESSION (session);
+  gboolean closed;
+
+  g_mutex_lock (&self->mutex);
+  closed = self->close_requested;
+  g_mutex_unlock (&self->mutex);
+
+  return closed;
+}
+
+static void
+run_owe_notice (GObject    *session,
+                const char *notice)
+{
+  TerretShellSession *self = TERRET_SHELL_SESSION (session);
+
+  g_mutex_lock (&self->mutex);
+  g_free (self->pending_notice);
+  self->pending_notice = g_strdup (notice);
+  g_mutex_unlock (&self->mutex);
+}
+
+/* The session is free again before the run's outcome is returned,
+ * because the caller's callback may start the next run at once. */
+static void
+run_finished (GObject        *session,
+              TerretShellRun *run,
+              TerretResult   *parked)
+{
+  TerretShellSession *self = TERRET_SHELL_SESSION (session);
+
+  g_mutex_lock (&self->mutex);
+  self->busy = FALSE;
+  self->close_requested = FALSE;
+  if (self->run == run)
+    self->run = NULL;
+  if (parked != NULL)
+    g_set_object (&self->parked, parked);
+  g_mutex_unlock (&self->mutex);
+}
+
+static const TerretShellRunFuncs run_funcs = {
+  run_adopt,
+  run_drop_sources,
+  run_start_shell,
+  run_close_requested,
+  run_owe_notice,
+  run_finished,
+};
+
 /* --- Object -------------------------------------------------------------- */
 
 static void
@@ -190,7 +294,7 @@ terret_shell_session_dispose (GObject *object)
 {
   TerretShellSession *self = TERRET_SHELL_SESSION (object);
 
-  _terret_shell_session_drop_sources (self);
+  session_drop_sources (self);
   _terret_timers_clear (&self->timers);
   if (self->channel != NULL)
     terret_shell_channel_terminate (self->channel);
@@ -314,7 +418,7 @@ _terret_shell_session_run_async (TerretShellSession  *self,
   g_autoptr(TerretRunPlan) owned_plan = plan;
   g_autoptr(TerretSpool) spool = NULL;
   g_autoptr(GError) error = NULL;
-  ShellRun *run;
+  TerretShellRun *run;
 
   g_task_set_source_tag (task, _terret_shell_session_run_async);
 
@@ -324,7 +428,7 @@ _terret_shell_session_run_async (TerretShellSession  *self,
   g_mutex_lock (&self->mutex);
   if (self->busy)
     {
-      gboolean detached = self->run != NULL && self->run->task == NULL;
+      gboolean detached = self->run != NULL && _terret_shell_run_is_detached (self->run);
 
       g_mutex_unlock (&self->mutex);
       if (detached)
@@ -358,11 +462,18 @@ _terret_shell_session_run_async (TerretShellSession  *self,
     _terret_spool_list_add (&self->spools, spool);
 
   if (self->read_buffer == NULL)
-    self->read_buffer = g_malloc (READ_CHUNK);
+    self->read_buffer = g_malloc (TERRET_SHELL_READ_CHUNK);
 
-  run = _terret_shell_run_new (self, g_steal_pointer (&task), request,
-                               g_steal_pointer (&owned_plan), cancellable,
-                               g_steal_pointer (&spool));
+  {
+    const TerretShellRunHost host = {
+      &run_funcs, G_OBJECT (self), self->key, self->channel, &self->state, &self->timers,
+      self->read_buffer,
+    };
+
+    run = _terret_shell_run_new (&host, g_steal_pointer (&task), request,
+                                 g_steal_pointer (&owned_plan), cancellable,
+                                 g_steal_pointer (&spool));
+  }
   g_mutex_lock (&self->mutex);
   self->run = run;
   g_mutex_unlock (&self->mutex);
@@ -377,18 +488,13 @@ _terret_shell_session_run_async (TerretShellSession  *self,
 
   if (terret_shell_channel_is_open (self->channel) && !session_check_idle (self))
     {
-      _terret_shell_session_drop_sources (self);
+      session_drop_sources (self);
       terret_shell_channel_terminate (self->channel);
       _terret_shell_run_add_notice (run, "The shell session had exited; a fresh one was started, "
                                          "so the cwd and variables from earlier runs are gone.");
     }
 
-  if (!terret_shell_channel_is_open (self->channel))
-    _terret_shell_run_start (run, EXCHANGE_HANDSHAKE);
-  else if (self->needs_recovery)
-    _terret_shell_run_start (run, EXCHANGE_RECOVERY);
-  else
-    _terret_shell_run_start (run, EXCHANGE_COMMAND);
+  _terret_shell_run_begin (run);
 }
 
 TerretResult *
@@ -404,12 +510,12 @@ _terret_shell_session_run_finish (TerretShellSession  *self,
 /* --- Interacting ----------------------------------------------------------- */
 
 /* The run a caller may talk to, or NULL with the error that says why. */
-static ShellRun *
+static TerretShellRun *
 session_get_command (TerretShellSession  *self,
                      const char          *what,
                      GError             **error)
 {
-  ShellRun *run = session_current_run (self);
+  TerretShellRun *run = session_current_run (self);
 
   if (run == NULL)
     g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
@@ -434,7 +540,7 @@ _terret_shell_session_send_input (TerretShellSession  *self,
 {
   const guint8 *bytes;
   gsize len = 0;
-  ShellRun *run;
+  TerretShellRun *run;
 
   if ((run = session_get_command (self, "send input to", error)) == NULL)
     return FALSE;
@@ -456,7 +562,7 @@ gboolean
 _terret_shell_session_interrupt (TerretShellSession  *self,
                                  GError             **error)
 {
-  ShellRun *run;
+  TerretShellRun *run;
 
   if ((run = session_get_command (self, "interrupt", error)) == NULL)
     return FALSE;
@@ -480,7 +586,7 @@ _terret_shell_session_poll_async (TerretShellSession  *self,
 {
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
   TerretResult *parked;
-  ShellRun *run;
+  TerretShellRun *run;
 
   g_task_set_source_tag (task, _terret_shell_session_poll_async);
 
@@ -496,12 +602,8 @@ _terret_shell_session_poll_async (TerretShellSession  *self,
     g_task_return_pointer (task, parked, g_object_unref);
   else if (run == NULL)
     _terret_detach_return_no_command (task, self->key);
-  else if (run->task != NULL)
-    _terret_detach_return_not_detached (task, self->key);
-  else if (run->detach.poll_task != NULL)
-    _terret_detach_return_poll_busy (task, self->key);
   else
-    _terret_detach_poll (&run->detach, g_steal_pointer (&task), wait, cancellable);
+    _terret_shell_run_poll (run, task, wait, cancellable);
 }
 
 TerretResult *
@@ -531,9 +633,9 @@ void
 _terret_shell_session_close (TerretShellSession *self)
 {
   g_mutex_lock (&self->mutex);
-  if (self->busy && self->run != NULL && self->run->task == NULL)
+  if (self->busy && self->run != NULL && _terret_shell_run_is_detached (self->run))
     {
-      ShellRun *run = self->run;
+      TerretShellRun *run = self->run;
 
       /* A detached command: no run call waits on its context, which may
        * never be iterated again (a sync run's), so it ends here. */
@@ -563,9 +665,9 @@ _terret_shell_session_close (TerretShellSession *self)
   g_clear_object (&self->parked);
   g_mutex_unlock (&self->mutex);
 
-  _terret_shell_session_drop_sources (self);
+  session_drop_sources (self);
   _terret_shell_farewell (self->channel);
-  self->needs_recovery = FALSE;
+  _terret_shell_state_forget (&self->state);
 
   g_mutex_lock (&self->mutex);
   self->busy = FALSE;

@@ -21,14 +21,19 @@
  * - non-canonical input, VMIN 1 VTIME 0, so no line length limit applies
  *   to a request and no byte is special but the signal characters;
  * - no software flow control, so a stray ^S cannot wedge the stream;
- * - ISIG kept, so ^C still interrupts the foreground group. */
+ * - no input translation (NL to CR, CR ignored or made NL, the eighth bit
+ *   stripped, capitals lowered), so a request and the caller's input
+ *   arrive as written: `stty inlcr igncr` would otherwise end every line;
+ * - ISIG kept, and ^C the interrupt character, so ^C still interrupts the
+ *   foreground group. */
 static inline void
 terret_terminal_protocol_modes (struct termios *modes)
 {
   modes->c_lflag &= ~(ECHO | ECHOE | ECHOK | ECHONL | ICANON | IEXTEN);
   modes->c_lflag |= ISIG;
   modes->c_oflag &= ~OPOST;
-  modes->c_iflag &= ~(IXON | IXOFF | IXANY);
+  modes->c_iflag &= ~(IXON | IXOFF | IXANY | INLCR | IGNCR | ICRNL | ISTRIP | IUCLC);
   modes->c_cc[VMIN] = 1;
   modes->c_cc[VTIME] = 0;
+  modes->c_cc[VINTR] = 0x03;
 }
