@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -37,6 +38,7 @@ struct _TerretContainerChannel
   TerretShellChannel parent_instance;
 
   TerretContainerConfig *config; /* (owned) */
+  gboolean direct;              /* the shell of this moment is the engine's exec's */
 };
 
 G_DEFINE_DYNAMIC_TYPE_EXTENDED (TerretContainerChannel, terret_container_channel,
@@ -109,6 +111,7 @@ spawn_direct (TerretContainerChannel  *self,
       return FALSE;
     }
   terret_shell_channel_set_process (TERRET_SHELL_CHANNEL (self), process, master, master);
+  self->direct = TRUE;
   return TRUE;
 }
 
@@ -122,6 +125,7 @@ terret_container_channel_spawn (TerretShellChannel  *channel,
   g_autoptr(TerretProcess) process = NULL;
   int pair[2];
 
+  self->direct = FALSE;
   if (terret_container_config_is_direct (self->config))
     return spawn_direct (self, launcher, argv, error);
 
@@ -146,6 +150,24 @@ terret_container_channel_spawn (TerretShellChannel  *channel,
   return TRUE;
 }
 
+/* The engine's client ends with its exec's status, a signal's as 128+N
+ * and its own failures as 125 to 127: such a status says nothing sure of
+ * the shell's end, and none is invented from it. */
+static gboolean
+terret_container_channel_get_shell_end (TerretShellChannel *channel,
+                                        int                *wait_status)
+{
+  TerretContainerChannel *self = TERRET_CONTAINER_CHANNEL (channel);
+  int status;
+
+  if (!TERRET_SHELL_CHANNEL_CLASS (terret_container_channel_parent_class)->get_shell_end (channel, &status))
+    return FALSE;
+  if (self->direct && (!WIFEXITED (status) || WEXITSTATUS (status) >= 125))
+    return FALSE;
+  *wait_status = status;
+  return TRUE;
+}
+
 static void
 terret_container_channel_finalize (GObject *object)
 {
@@ -161,6 +183,7 @@ terret_container_channel_class_init (TerretContainerChannelClass *klass)
 {
   G_OBJECT_CLASS (klass)->finalize = terret_container_channel_finalize;
   TERRET_SHELL_CHANNEL_CLASS (klass)->spawn = terret_container_channel_spawn;
+  TERRET_SHELL_CHANNEL_CLASS (klass)->get_shell_end = terret_container_channel_get_shell_end;
 }
 
 static void

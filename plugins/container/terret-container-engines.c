@@ -303,6 +303,14 @@ prepare_direct_run (TerretContainerCommand  *self,
 
   full = terret_container_config_direct_argv (self->config, FALSE, (const char * const *)envp,
                                               terret_launcher_get_cwd (launcher), words);
+  /* podman's exec leaves its conmon behind for a moment, to clean up
+   * after it: the run waits for it rather than kill it and report it as
+   * something the command left running. */
+  if (terret_container_config_get_engine (self->config) == TERRET_CONTAINER_PODMAN)
+    {
+      g_ptr_array_add (argv, g_strdup (terret_far_side_get_launcher ()));
+      g_ptr_array_add (argv, g_strdup ("--outlast"));
+    }
   for (guint i = 0; full[i] != NULL; i++)
     g_ptr_array_add (argv, g_strdup (full[i]));
 
