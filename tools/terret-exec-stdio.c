@@ -657,12 +657,21 @@ input_ready (int          fd,
   return G_SOURCE_REMOVE;
 }
 
+/* The watch may recurse: GLib takes a source's descriptors out of the
+ * poll set around each dispatch of one that may not, and before 2.76
+ * wakes the context for each change, two eventfd writes and a spare loop
+ * iteration a request. Nothing the server does from a request iterates
+ * the loop. */
 static void
 server_read_start (CliStdio *server)
 {
+  g_autoptr(GSource) source = g_unix_fd_source_new (STDIN_FILENO, G_IO_IN | G_IO_HUP | G_IO_ERR);
+
+  g_source_set_static_name (source, "[terret-exec] requests");
+  g_source_set_callback (source, G_SOURCE_FUNC (input_ready), server, NULL);
+  g_source_set_can_recurse (source, TRUE);
   server->read_pending = TRUE;
-  server->input_source = g_unix_fd_add (STDIN_FILENO, G_IO_IN | G_IO_HUP | G_IO_ERR,
-                                        input_ready, server);
+  server->input_source = g_source_attach (source, NULL);
 }
 
 /* Once input is over and every call has answered, every session is
