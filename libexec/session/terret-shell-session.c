@@ -144,9 +144,9 @@ session_on_readable (int          fd,
   g_autoptr(TerretShellSession) hold = NULL;
   TerretShellRun *run;
 
-  /* The source may recurse (session_attach_read says why), so a callback this
-   * read completes that iterates the context itself could dispatch it
-   * again, under the read in progress: that dispatch drops the source
+  /* The source may recurse (session_attach_read says why): a callback
+   * this read completes that iterates the context itself could dispatch
+   * it again, under the read in progress. That dispatch drops the source
    * instead, and the outer one attaches a new one once it is done. */
   if (self->reading)
     {
@@ -173,7 +173,8 @@ session_on_readable (int          fd,
   if (self->read_dropped)
     {
       self->read_dropped = FALSE;
-      if (self->context != NULL && terret_shell_channel_is_open (self->channel))
+      if (self->read_source == NULL && self->context != NULL &&
+          terret_shell_channel_is_open (self->channel))
         session_attach_read (self, self->context);
     }
 
