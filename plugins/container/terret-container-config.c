@@ -651,14 +651,14 @@ terret_container_config_describe (TerretContainerConfig *self,
         ? g_strdup_printf ("launcher=auto, and the launcher could not be put in place or could "
                            "not run there: %s", self->fallback_why)
         : g_strdup ("launcher=none");
-      char *text = g_strdup_printf ("none: plain %s in container “%s” through “%s exec”, "
+      char *text = g_strdup_printf ("none: plain bash in container “%s” through “%s exec”, "
                                     "without terret-launcher (%s). What a command starts may "
                                     "outlive its %s in the container: the engine's exec does not "
                                     "end it when its client goes (moby/moby#35703). The limit-* "
                                     "settings are refused: nothing would hold them; network "
                                     "stays the container's. No sandbox of this host's: the "
                                     "container is the sandbox.",
-                                    "bash", self->container != NULL ? self->container : "(unset)",
+                                    self->container != NULL ? self->container : "(unset)",
                                     engine_name, why, what);
 
       g_mutex_unlock (&self->mutex);
@@ -713,6 +713,17 @@ terret_container_config_describe (TerretContainerConfig *self,
 
 /* --- Without the launcher ----------------------------------------------- */
 
+guint
+terret_container_config_get_connect_timeout (TerretContainerConfig *self)
+{
+  guint timeout;
+
+  g_mutex_lock (&self->mutex);
+  timeout = self->connect_timeout;
+  g_mutex_unlock (&self->mutex);
+  return timeout;
+}
+
 gboolean
 terret_container_config_is_direct (TerretContainerConfig *self)
 {
@@ -737,17 +748,17 @@ gboolean
 terret_container_config_fall_back (TerretContainerConfig *self,
                                    const char            *why)
 {
-  gboolean auto_ = FALSE;
+  gboolean falls_back = FALSE;
 
   g_mutex_lock (&self->mutex);
   if (self->image == NULL && self->launcher == TERRET_CONTAINER_LAUNCHER_AUTO)
     {
-      auto_ = TRUE;
+      falls_back = TRUE;
       if (self->fallback_why == NULL)
         self->fallback_why = g_strdup (why);
     }
   g_mutex_unlock (&self->mutex);
-  return auto_;
+  return falls_back;
 }
 
 /* The notice for the first result that ran without the launcher after a

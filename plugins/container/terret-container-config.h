@@ -68,6 +68,7 @@ char          *terret_container_config_describe  (TerretContainerConfig        *
 
 /* Plain bash through the engine's exec, without the launcher: with
  * launcher=none, or once launcher=auto fell back. */
+guint     terret_container_config_get_connect_timeout (TerretContainerConfig *self);
 gboolean  terret_container_config_is_direct      (TerretContainerConfig  *self);
 gboolean  terret_container_config_fall_back      (TerretContainerConfig  *self,
                                                   const char             *why);

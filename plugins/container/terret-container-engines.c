@@ -120,8 +120,9 @@ terret_container_session_prepare_spawn (TerretSessionExecutor  *executor,
       (envp = terret_session_executor_dup_environ (executor, FALSE, error)) == NULL)
     return FALSE;
   terret_launcher_set_environ (launcher, (const char * const *)envp);
-  /* The engine starts a new exec: its runtime, on top of the handshake. */
-  *handshake_timeout += 30;
+  /* The engine's exec starts the shell: reaching the container, on top
+   * of the handshake. */
+  *handshake_timeout += terret_container_config_get_connect_timeout (config);
   return TRUE;
 }
 
