@@ -45,8 +45,8 @@ G_BEGIN_DECLS
  * @TERRET_EXEC_ERROR_NO_LAUNCHER: the far side runs commands, but the
  *   launcher could not be put in place there or could not run there (a
  *   read-only filesystem, a `noexec` mount); only for a far side given a
- *   probe ([method@Terret.FarSide.set_probe]), whose backend handles it.
- *   Since: 0.2
+ *   probe ([method@Terret.FarSide.set_probe]), whose backend handles it
+ *   (since 0.2)
  *
  * Error codes in the %TERRET_EXEC_ERROR domain. Cancellation is reported
  * as %G_IO_ERROR_CANCELLED, as everywhere in GIO.

@@ -626,6 +626,16 @@ terret_container_config_far_side (TerretContainerConfig        *self,
 
 /* --- Describing --------------------------------------------------------- */
 
+/* Plain bash through the engine's exec: launcher=none, or auto once it
+ * fell back (a later required is the launcher again, or unavailable). */
+static gboolean
+is_direct_locked (TerretContainerConfig *self)
+{
+  return self->image == NULL && self->engine != TERRET_CONTAINER_KUBERNETES &&
+         (self->launcher == TERRET_CONTAINER_LAUNCHER_NONE ||
+          (self->launcher == TERRET_CONTAINER_LAUNCHER_AUTO && self->fallback_why != NULL));
+}
+
 /*
  * terret_container_config_describe:
  *
@@ -644,10 +654,9 @@ terret_container_config_describe (TerretContainerConfig *self,
   g_autofree char *fallback = NULL;
 
   g_mutex_lock (&self->mutex);
-  if (self->image == NULL && self->engine != TERRET_CONTAINER_KUBERNETES &&
-      (self->launcher == TERRET_CONTAINER_LAUNCHER_NONE || self->fallback_why != NULL))
+  if (is_direct_locked (self))
     {
-      g_autofree char *why = self->fallback_why != NULL
+      g_autofree char *why = self->launcher == TERRET_CONTAINER_LAUNCHER_AUTO
         ? g_strdup_printf ("launcher=auto, and the launcher could not be put in place or could "
                            "not run there: %s", self->fallback_why)
         : g_strdup ("launcher=none");
@@ -730,8 +739,7 @@ terret_container_config_is_direct (TerretContainerConfig *self)
   gboolean direct;
 
   g_mutex_lock (&self->mutex);
-  direct = self->image == NULL && self->engine != TERRET_CONTAINER_KUBERNETES &&
-           (self->launcher == TERRET_CONTAINER_LAUNCHER_NONE || self->fallback_why != NULL);
+  direct = is_direct_locked (self);
   g_mutex_unlock (&self->mutex);
   return direct;
 }
@@ -769,7 +777,8 @@ terret_container_config_take_notice (TerretContainerConfig *self)
   char *notice = NULL;
 
   g_mutex_lock (&self->mutex);
-  if (self->fallback_why != NULL && !self->notice_given)
+  if (is_direct_locked (self) && self->launcher == TERRET_CONTAINER_LAUNCHER_AUTO &&
+      !self->notice_given)
     {
       self->notice_given = TRUE;
       notice = g_strdup_printf ("containment none: the launcher could not be put in place in "
@@ -804,7 +813,7 @@ terret_container_config_check_limits (TerretContainerConfig  *self,
       if (limit == TERRET_LIMIT_NONE || terret_launcher_get_limit (launcher, limit) == 0)
         continue;
       g_mutex_lock (&self->mutex);
-      why = self->fallback_why != NULL
+      why = self->launcher == TERRET_CONTAINER_LAUNCHER_AUTO
         ? g_strdup_printf ("the launcher could not be put in place or could not run there (%s)",
                            self->fallback_why)
         : g_strdup ("launcher=none");
