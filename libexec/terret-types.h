@@ -210,4 +210,47 @@ typedef enum {
   TERRET_ENV_POLICY_NONE,
 } TerretEnvPolicy;
 
+/**
+ * TerretClock:
+ * @TERRET_CLOCK_NONE: no clock: the command ended on its own, or was
+ *   stopped (interrupt, close, cancel)
+ * @TERRET_CLOCK_TIMEOUT: the timeout ended it (`on_timeout` kill)
+ * @TERRET_CLOCK_RETURN_AFTER: handed back still running after its
+ *   `return_after` (or a timeout with `on_timeout` detach)
+ * @TERRET_CLOCK_DEADLINE: its deadline ended it and everything it started,
+ *   detached or not
+ * @TERRET_CLOCK_IDLE: it printed nothing for its idle timeout: ended, or
+ *   handed back still running (`on_idle` return; the result is then
+ *   [method@Terret.Result.get_stalled])
+ *
+ * Which of a request's clocks ended a command or handed it back; see
+ * [method@Terret.Result.get_clock].
+ *
+ * Since: 0.2
+ */
+typedef enum {
+  TERRET_CLOCK_NONE,
+  TERRET_CLOCK_TIMEOUT,
+  TERRET_CLOCK_RETURN_AFTER,
+  TERRET_CLOCK_DEADLINE,
+  TERRET_CLOCK_IDLE,
+} TerretClock;
+
+/**
+ * TerretIdleAction:
+ * @TERRET_IDLE_ACTION_KILL: end the command and everything it started
+ * @TERRET_IDLE_ACTION_RETURN: hand back the output so far, marked stalled,
+ *   and leave the command running (as a detach: poll, input and interrupt
+ *   reach it)
+ *
+ * What a request's idle timeout does to a command that printed nothing
+ * for that long.
+ *
+ * Since: 0.2
+ */
+typedef enum {
+  TERRET_IDLE_ACTION_KILL,
+  TERRET_IDLE_ACTION_RETURN,
+} TerretIdleAction;
+
 G_END_DECLS

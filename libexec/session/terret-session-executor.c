@@ -12,6 +12,7 @@
 #include "terret-launcher-private.h"
 #include "terret-sandbox-private.h"
 #include "terret-session-executor.h"
+#include "terret-shell-protocol-private.h"
 #include "terret-shell-session-private.h"
 
 /**
@@ -157,6 +158,8 @@ terret_session_executor_real_get_capabilities (TerretSessionExecutor *self)
   return (TERRET_CAPABILITY_RUNS_COMMANDS |
           TERRET_CAPABILITY_PERSISTENT_SESSIONS |
           TERRET_CAPABILITY_PROGRESS |
+          TERRET_CAPABILITY_REQUEST_CWD |
+          TERRET_CAPABILITY_REQUEST_ENV |
           TERRET_CAPABILITY_REPORTS_CWD |
           TERRET_CAPABILITY_SESSION_PID |
           TERRET_CAPABILITY_INPUT |
@@ -292,6 +295,12 @@ terret_session_executor_run_async (TerretExecutor      *executor,
   GError *error = NULL;
 
   g_task_set_source_tag (task, terret_session_executor_run_async);
+
+  if (!_terret_protocol_check_env (terret_request_get_env (request), &error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
 
   session = get_session (self, terret_request_get_session (request), TRUE, &error);
   if (session == NULL)

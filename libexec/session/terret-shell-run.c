@@ -515,6 +515,8 @@ _terret_shell_run_start (TerretShellRun *run,
       gboolean careful;
 
       line = _terret_shell_state_request (run->host.state, terret_request_get_command (run->request),
+                                          terret_request_get_cwd (run->request),
+                                          terret_request_get_env (run->request),
                                           remote, run->left_open, &careful, &run->expected);
       run->careful = careful;
       timeout = run->plan->timeout;
@@ -722,6 +724,28 @@ run_complete_replaced (TerretShellRun *run)
   _terret_shell_run_return (run, result, NULL);
 }
 
+/* The statuses the harness saved, "0 1 0". */
+static void
+set_pipestatus (TerretResult *result,
+                const char   *saved)
+{
+  g_autoptr(GArray) statuses = g_array_new (FALSE, FALSE, sizeof (int));
+  g_auto(GStrv) words = NULL;
+
+  if (saved == NULL || saved[0] == '\0')
+    return;
+  words = g_strsplit (saved, " ", -1);
+  for (guint i = 0; words[i] != NULL; i++)
+    {
+      guint64 value;
+
+      if (!g_ascii_string_to_unsigned (words[i], 10, 0, 255, &value, NULL))
+        return;
+      g_array_append_vals (statuses, &(int){ (int)value }, 1);
+    }
+  terret_result_set_pipestatus (result, (const int *)(gpointer)statuses->data, statuses->len);
+}
+
 static void
 run_complete_command (TerretShellRun *run)
 {
@@ -786,6 +810,19 @@ run_complete_command (TerretShellRun *run)
       run->capture = g_steal_pointer (&run->command_capture);
     }
 
+  /* The request's own cwd could not be entered: nothing of it ran. */
+  if (!run->recovering && strchr (run->marker.flags, TERRET_FLAG_NO_CWD) != NULL)
+    {
+      GError *error = g_error_new (TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                                   "The working directory “%s” does not exist or cannot be "
+                                   "entered in session “%s”; nothing ran",
+                                   terret_request_get_cwd (run->request), run->host.key);
+
+      _terret_shell_state_take_marker (run->host.state, &run->marker, run->careful);
+      _terret_shell_run_return (run, NULL, error);
+      return;
+    }
+
   flags_notice = _terret_protocol_describe_flags (run->marker.flags);
   _terret_shell_run_add_notice (run, flags_notice);
   _terret_shell_state_take_marker (run->host.state, &run->marker, run->careful);
@@ -794,6 +831,7 @@ run_complete_command (TerretShellRun *run)
   result = _terret_shell_run_finish_capture (run);
   terret_result_set_exit_status (result, run->status);
   terret_result_set_cwd (result, run->marker.cwd);
+  set_pipestatus (result, run->marker.pipestatus);
 
   if (!_terret_shell_run_note_limits (run, result, W_EXITCODE (run->status, 0)))
     _terret_shell_run_kill_shell (run);
