@@ -58,6 +58,10 @@ typedef enum {
  * @TERRET_CAPABILITY_DETACH: a request's timeout action may be
  *   %TERRET_TIMEOUT_ACTION_DETACH: at the timeout the run returns and the
  *   command goes on
+ * @TERRET_CAPABILITY_CLOCKS: a request may carry a deadline and an idle
+ *   timeout (since 0.2)
+ * @TERRET_CAPABILITY_LIST: [method@Terret.Executor.list_async] lists the
+ *   sessions and the commands left running (since 0.2)
  *
  * What a backend offers. A host (and the conformance checks) decides what
  * to rely on from these flags, never from a backend's name.
@@ -78,6 +82,8 @@ typedef enum /*< flags >*/ {
   TERRET_CAPABILITY_INTERRUPT           = 1 << 9,
   TERRET_CAPABILITY_POLL                = 1 << 10,
   TERRET_CAPABILITY_DETACH              = 1 << 11,
+  TERRET_CAPABILITY_CLOCKS              = 1 << 12,
+  TERRET_CAPABILITY_LIST                = 1 << 13,
 } TerretCapabilities;
 
 /**
@@ -209,6 +215,27 @@ typedef enum {
   TERRET_ENV_POLICY_CORE,
   TERRET_ENV_POLICY_NONE,
 } TerretEnvPolicy;
+
+/**
+ * TerretSessionState:
+ * @TERRET_SESSION_STATE_IDLE: a session whose shell waits for a command
+ * @TERRET_SESSION_STATE_RUNNING: a command runs, and its run waits for it
+ * @TERRET_SESSION_STATE_DETACHED: a command was handed back still running
+ *   (a detaching timeout, return-after, an idle return): poll, input,
+ *   interrupt and close reach it
+ * @TERRET_SESSION_STATE_ENDED: a command that was handed back has ended;
+ *   its end waits for the next poll
+ *
+ * What runs in a session; see [class@Terret.SessionInfo].
+ *
+ * Since: 0.2
+ */
+typedef enum {
+  TERRET_SESSION_STATE_IDLE,
+  TERRET_SESSION_STATE_RUNNING,
+  TERRET_SESSION_STATE_DETACHED,
+  TERRET_SESSION_STATE_ENDED,
+} TerretSessionState;
 
 /**
  * TerretClock:

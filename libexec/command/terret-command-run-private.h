@@ -10,6 +10,7 @@
 #include "terret-detach-private.h"
 #include "terret-launcher-link-private.h"
 #include "terret-run-plan-private.h"
+#include "terret-session-info.h"
 
 G_BEGIN_DECLS
 
@@ -72,6 +73,7 @@ struct _CommandRun
   TerretRequest *request;           /* (owned) */
   TerretRunPlan *plan;              /* (owned) */
   char *session;                    /* (owned) */
+  gint64 started;                   /* wall-clock time of its start, for a list */
   GMainContext *context;            /* (owned) */
 
   TerretProcess *process;           /* (owned) (nullable) until spawned */
@@ -111,5 +113,7 @@ void        _terret_command_run_end_now (CommandRun            *run);
 void        _terret_command_run_interrupt (CommandRun          *run);
 gboolean    _terret_command_run_in_session (CommandRun         *run,
                                             const char         *session);
+TerretSessionInfo *_terret_command_run_describe (CommandRun   *run,
+                                                 TerretSessionState state);
 
 G_END_DECLS

@@ -225,6 +225,29 @@ static void run_on_timer (gpointer owner,
                           guint    which);
 static const TerretDetachFuncs detach_funcs;
 
+/*
+ * _terret_command_run_describe:
+ *
+ * The run as a list shows it in @state: its command, start, process (its
+ * bash, on this host or on the far side's) and the bytes of both streams
+ * so far.
+ */
+TerretSessionInfo *
+_terret_command_run_describe (CommandRun         *run,
+                              TerretSessionState  state)
+{
+  g_autoptr(GDateTime) started = _terret_date_time_from_usec (run->started);
+  guint64 bytes = 0;
+  GPid pid = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (run->streams); i++)
+    bytes += run->streams[i].offset + _terret_stream_capture_get_seen (run->streams[i].capture);
+  if (run->process != NULL && !run->exited)
+    pid = terret_process_get_pid (run->process);
+  return terret_session_info_new (run->session, state, terret_request_get_command (run->request),
+                                  started, pid, bytes);
+}
+
 /* Takes @plan. */
 CommandRun *
 _terret_command_run_new (const TerretCommandRunFuncs *funcs,
@@ -241,6 +264,7 @@ _terret_command_run_new (const TerretCommandRunFuncs *funcs,
   run->request = g_object_ref (request);
   run->plan = plan;
   run->session = g_strdup (terret_request_get_session (request));
+  run->started = g_get_real_time ();
   run->context = g_main_context_ref_thread_default ();
   run->notices = g_string_new (NULL);
   run->buffer = g_malloc (READ_CHUNK);

@@ -33,6 +33,7 @@ struct _TerretShellRun
   GTask *task;                  /* (owned) (nullable) once detached */
   TerretRequest *request;       /* (owned) */
   TerretRunPlan *plan;          /* (owned) */
+  gint64 started;               /* wall-clock time of the run's start, for a list */
   GCancellable *cancellable;    /* (owned) (nullable) */
   GSource *cancel_source;       /* (owned) (nullable) */
   GSource *write_source;        /* (owned) (nullable) while the terminal is full */

@@ -82,6 +82,10 @@ void            _terret_shell_run_add_notice  (TerretShellRun           *run,
                                                const char               *notice);
 void            _terret_shell_run_begin       (TerretShellRun           *run);
 gboolean        _terret_shell_run_is_detached (TerretShellRun           *run);
+void            _terret_shell_run_describe    (TerretShellRun           *run,
+                                               const char              **command,
+                                               gint64                   *started,
+                                               guint64                  *output_bytes);
 void            _terret_shell_run_poll        (TerretShellRun           *run,
                                                GTask                    *task,
                                                double                    wait,

@@ -92,6 +92,7 @@ _terret_shell_run_new (const TerretShellRunHost *host,
   run->plan = plan;
   run->cancellable = cancellable != NULL ? g_object_ref (cancellable) : NULL;
   run->handshake_timeout = plan->settings->handshake_timeout;
+  run->started = g_get_real_time ();
   run->notices = g_string_new (NULL);
   run->out = g_byte_array_new ();
   run->hold = g_byte_array_new ();
@@ -101,6 +102,28 @@ _terret_shell_run_new (const TerretShellRunHost *host,
 }
 
 /* Puts the session's sources, and the run's, on @context. */
+/*
+ * _terret_shell_run_describe:
+ *
+ * For a list: the run's command, its start (wall clock, microseconds)
+ * and the bytes of output it carried so far. Read from whatever thread
+ * lists, while the run goes on: a count a read behind is still a count.
+ */
+void
+_terret_shell_run_describe (TerretShellRun  *run,
+                            const char     **command,
+                            gint64          *started,
+                            guint64         *output_bytes)
+{
+  TerretStreamCapture *capture = run->command_capture != NULL ? run->command_capture : run->capture;
+
+  *command = terret_request_get_command (run->request);
+  *started = run->started;
+  *output_bytes = run->stretch_start;
+  if (run->kind == EXCHANGE_COMMAND && capture != NULL)
+    *output_bytes += _terret_stream_capture_get_seen (capture);
+}
+
 static void
 run_adopt_context (TerretShellRun *run,
                    GMainContext   *context)
