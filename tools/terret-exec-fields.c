@@ -668,6 +668,104 @@ static const ResultField result_fields[] = {
     "The session's working directory after the run, where the backend knows it", add_cwd, .bytes = TRUE },
 };
 
+/* List fields ---------------------------------------------------------- */
+
+static const char *
+state_nick (TerretSessionState state)
+{
+  g_autoptr(GEnumClass) klass = g_type_class_ref (TERRET_TYPE_SESSION_STATE);
+
+  return g_enum_get_value (klass, state)->value_nick;
+}
+
+/*
+ * cli_session_infos_members:
+ * @infos: (element-type TerretSessionInfo): what the executor listed
+ *
+ * The `sessions` member a list answers with: per entry its key, state,
+ * command, start (ISO 8601, UTC), pid (null where none names a process
+ * here) and output bytes.
+ */
+JsonObject *
+cli_session_infos_members (GPtrArray *infos)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonNode) root = NULL;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "sessions");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < infos->len; i++)
+    {
+      TerretSessionInfo *info = g_ptr_array_index (infos, i);
+      GDateTime *started = terret_session_info_get_started (info);
+      const char *command = terret_session_info_get_command (info);
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "session");
+      json_builder_add_string_value (builder, terret_session_info_get_key (info));
+      json_builder_set_member_name (builder, "state");
+      json_builder_add_string_value (builder, state_nick (terret_session_info_get_state (info)));
+      if (command != NULL)
+        add_bytes_member (builder, "command", (const guint8 *)command, strlen (command));
+      else
+        {
+          json_builder_set_member_name (builder, "command");
+          json_builder_add_null_value (builder);
+        }
+      json_builder_set_member_name (builder, "started");
+      if (started != NULL)
+        {
+          g_autofree char *text = g_date_time_format_iso8601 (started);
+
+          json_builder_add_string_value (builder, text);
+        }
+      else
+        json_builder_add_null_value (builder);
+      json_builder_set_member_name (builder, "pid");
+      if (terret_session_info_get_pid (info) > 0)
+        json_builder_add_int_value (builder, terret_session_info_get_pid (info));
+      else
+        json_builder_add_null_value (builder);
+      json_builder_set_member_name (builder, "output_bytes");
+      json_builder_add_int_value (builder, (gint64)terret_session_info_get_output_bytes (info));
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+
+  root = json_builder_get_root (builder);
+  return json_object_ref (json_node_get_object (root));
+}
+
+/* The JSON Schema of cli_session_infos_members(), a tool's outputSchema. */
+JsonNode *
+cli_session_infos_schema (void)
+{
+  static const char schema[] =
+    "{\"type\": \"object\", \"required\": [\"sessions\"], \"properties\": {\"sessions\": "
+    "{\"type\": \"array\", \"items\": {\"type\": \"object\", "
+    "\"required\": [\"session\", \"state\", \"started\", \"pid\", \"output_bytes\"], "
+    "\"properties\": {"
+    "\"session\": {\"type\": \"string\", \"description\": \"The session key\"}, "
+    "\"state\": {\"type\": \"string\", \"enum\": [\"idle\", \"running\", \"detached\", \"ended\"], "
+    "\"description\": \"idle: waits for a command; running: a call waits for it; detached: handed back "
+    "still running (poll, input, interrupt, close reach it); ended: its end waits for a poll\"}, "
+    "\"command\": {\"type\": [\"string\", \"null\"], \"description\": \"The command\"}, "
+    "\"command_base64\": {\"type\": \"string\", \"description\": \"The command's bytes in base64, "
+    "when they are not UTF-8\"}, "
+    "\"started\": {\"type\": [\"string\", \"null\"], \"description\": \"When it started, ISO 8601\"}, "
+    "\"pid\": {\"type\": [\"integer\", \"null\"], \"description\": \"Its process on this host\"}, "
+    "\"output_bytes\": {\"type\": \"integer\", \"description\": \"Bytes it printed so far\"}"
+    "}}}}}";
+  g_autoptr(GError) error = NULL;
+  JsonNode *node = json_from_string (schema, &error);
+
+  /* This file's own text: a bad one is a bug here. */
+  g_assert_no_error (error);
+  return node;
+}
+
 /*
  * cli_result_add_members:
  *

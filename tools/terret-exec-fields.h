@@ -82,6 +82,9 @@ gboolean        cli_enum_from_nick            (GType                type,
                                                int                 *value,
                                                GError             **error);
 
+JsonObject     *cli_session_infos_members     (GPtrArray           *infos);
+JsonNode       *cli_session_infos_schema      (void);
+
 void            cli_result_add_members        (JsonBuilder         *builder,
                                                TerretResult        *result);
 JsonNode       *cli_result_schema             (void);

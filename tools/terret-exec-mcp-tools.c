@@ -25,6 +25,7 @@
 static JsonNode *
 tool_result_new (const char   *text,
                  TerretResult *result,
+                 JsonObject   *members,
                  gboolean      structured,
                  gboolean      is_error)
 {
@@ -49,6 +50,14 @@ tool_result_new (const char   *text,
       cli_result_add_members (builder, result);
       json_builder_end_object (builder);
     }
+  else if (members != NULL && structured)
+    {
+      JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+
+      json_node_set_object (node, members);
+      json_builder_set_member_name (builder, "structuredContent");
+      json_builder_add_value (builder, node);
+    }
 
   json_builder_set_member_name (builder, "isError");
   json_builder_add_boolean_value (builder, is_error);
@@ -64,7 +73,7 @@ tool_error_new (const GError *error)
 {
   g_autofree char *text = g_strdup_printf ("error (%s): %s", cli_error_code (error), error->message);
 
-  return tool_result_new (text, NULL, FALSE, TRUE);
+  return tool_result_new (text, NULL, NULL, FALSE, TRUE);
 }
 
 static void
@@ -181,7 +190,7 @@ run_result_new (TerretResult *result,
 {
   g_autofree char *text = result_text (result);
 
-  return tool_result_new (text, result, structured, FALSE);
+  return tool_result_new (text, result, NULL, structured, FALSE);
 }
 
 /*
@@ -199,7 +208,8 @@ cli_mcp_tool_result (const CliOutcome *outcome,
     return run_result_new (outcome->result, structured);
   if (outcome->error != NULL)
     return tool_error_new (outcome->error);
-  return tool_result_new (outcome->text != NULL ? outcome->text : "done", NULL, FALSE, FALSE);
+  return tool_result_new (outcome->text != NULL ? outcome->text : "done", NULL, outcome->members,
+                          structured, FALSE);
 }
 
 /*
@@ -265,6 +275,11 @@ add_tool (JsonBuilder        *builder,
     {
       json_builder_set_member_name (builder, "outputSchema");
       json_builder_add_value (builder, cli_result_schema ());
+    }
+  else if (op->output_schema != NULL && structured)
+    {
+      json_builder_set_member_name (builder, "outputSchema");
+      json_builder_add_value (builder, op->output_schema ());
     }
   json_builder_end_object (builder);
 }

@@ -35,6 +35,9 @@ typedef gboolean (*CliOpFunc) (CliCall        *call,
  * @fields: (array zero-terminated=1) (nullable): its other fields
  * @required: (nullable): the field it cannot do without
  * @has_result: it answers with the run fields (mcp: an outputSchema)
+ * @output_schema: (nullable): for an op that answers with members of its
+ *   own (cli_call_return_members()), their JSON Schema (mcp: its
+ *   outputSchema)
  * @description: the tool's, for a model
  * @func: carries it out
  *
@@ -50,6 +53,7 @@ typedef struct
   const char * const *fields;
   const char *required;
   gboolean has_result;
+  JsonNode *(*output_schema) (void);
   const char *description;
   CliOpFunc func;
 } CliOp;

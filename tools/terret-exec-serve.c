@@ -35,6 +35,18 @@ serve_respond (CliStdio         *server,
                CliCall          *call,
                const CliOutcome *outcome)
 {
+  if (outcome->members != NULL)
+    {
+      g_autoptr(JsonNode) response = cli_response_new (cli_call_get_id (call), NULL, NULL);
+      JsonObject *object = json_node_get_object (response);
+      g_autoptr(GList) names = json_object_get_members (outcome->members);
+
+      for (GList *l = names; l != NULL; l = l->next)
+        json_object_set_member (object, l->data,
+                                json_node_copy (json_object_get_member (outcome->members, l->data)));
+      cli_stdio_write (server, response);
+      return;
+    }
   serve_send (server, cli_call_get_id (call), outcome->result, outcome->error);
 }
 

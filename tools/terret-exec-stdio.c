@@ -336,6 +336,28 @@ cli_call_return (CliCall      *call,
   server_maybe_finish (server);
 }
 
+/*
+ * cli_call_return_members:
+ * @members: what the op reports (see CliOutcome)
+ * @text: how a model reads it
+ *
+ * Ends @call with something other than a run's result.
+ */
+void
+cli_call_return_members (CliCall    *call,
+                         JsonObject *members,
+                         const char *text)
+{
+  CliStdio *server = call->server;
+  CliOutcome outcome = { NULL, NULL, text, members };
+
+  g_queue_unlink (&server->calls, &call->link);
+  server->dialect->respond (server, call, &outcome);
+  call_free (call);
+
+  server_maybe_finish (server);
+}
+
 /* Ends @call unanswered: it was refused before it started, and the
  * dialect answers the refusal. */
 void

@@ -34,6 +34,9 @@ typedef enum {
  * @result: (nullable): what the command left behind: it ran
  * @error: (nullable): why nothing was done, or that the call was cancelled
  * @text: (nullable): what was done, in words a model reads
+ * @members: (nullable): what an op that reports something other than a
+ *   run answers with: serve's response members, mcp's structuredContent
+ *   (@text is then what a model reads)
  *
  * How a call ended: a result, an error, or neither (done, as @text says).
  */
@@ -42,6 +45,7 @@ typedef struct
   TerretResult *result;
   const GError *error;
   const char *text;
+  JsonObject *members;
 } CliOutcome;
 
 /*
@@ -137,6 +141,9 @@ void             cli_call_set_data         (CliCall           *call,
 void             cli_call_return           (CliCall           *call,
                                             TerretResult      *result,
                                             const GError      *error,
+                                            const char        *text);
+void             cli_call_return_members   (CliCall           *call,
+                                            JsonObject        *members,
                                             const char        *text);
 void             cli_call_drop             (CliCall           *call);
 
