@@ -40,6 +40,28 @@ static const CliField fields[] = {
   { .name = "keep_full_output", .property = "keep-full-output",
     .description = "Also keep every byte of the output in a file whose path the result gives "
                    "(full_output)" },
+  /* A run's own cwd, environment and clocks. */
+  { .name = "cwd", .property = "cwd",
+    .description = "The directory the command runs in, absolute or relative to the session's; "
+                   "a session's own cwd is back as it was after the command" },
+  { .name = "env", .property = "env",
+    .description = "Variables set for this command only, as {\"NAME\": \"value\"}; a session's "
+                   "own variables are back as they were after the command" },
+  { .name = "return_after", .property = "return-after",
+    .description = "Seconds after which the output so far comes back and the command goes on "
+                   "(bash_poll collects the rest); the same as timeout with on_timeout detach, "
+                   "so give one or the other" },
+  { .name = "deadline", .property = "deadline",
+    .description = "Seconds after which the command and everything it started are ended, even "
+                   "after it came back running and whether or not anyone polls it" },
+  { .name = "idle_timeout", .property = "idle-timeout",
+    .description = "Seconds without any output after which on_idle applies" },
+  { .name = "on_idle", .property = "idle-action",
+    .description = "After idle_timeout seconds without output: end the command (kill, the "
+                   "default) or return its output so far marked stalled and leave it running "
+                   "(return: it may be waiting for input)",
+    .withheld = "return", .withheld_needs = TERRET_CAPABILITY_DETACH,
+    .withheld_description = "After idle_timeout seconds without output: end the command" },
 
   /* The other ops' own. */
   { .name = "data", .type = CLI_FIELD_STRING,
@@ -107,6 +129,8 @@ field_type (const CliField *field)
     return CLI_FIELD_BOOLEAN;
   if (G_IS_PARAM_SPEC_ENUM (pspec))
     return CLI_FIELD_ENUM;
+  if (G_IS_PARAM_SPEC_BOXED (pspec) && pspec->value_type == G_TYPE_STRV)
+    return CLI_FIELD_ENV;
 
   g_error ("request property “%s” has a type no field reads", field->property);
 }
@@ -238,6 +262,33 @@ cli_field_check (const CliField  *field,
                                    json_node_get_string (value), &unused, error);
       }
 
+    case CLI_FIELD_ENV:
+      {
+        g_autoptr(GList) names = NULL;
+
+        if (!JSON_NODE_HOLDS_OBJECT (value))
+          {
+            g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                         "“%s” must be an object of strings, {\"NAME\": \"value\"}", field->name);
+            return FALSE;
+          }
+        names = json_object_get_members (json_node_get_object (value));
+        for (GList *l = names; l != NULL; l = l->next)
+          {
+            JsonNode *member = json_object_get_member (json_node_get_object (value), l->data);
+
+            if (value_type (member) != G_TYPE_STRING || strchr (l->data, '=') != NULL ||
+                *(const char *)l->data == '\0')
+              {
+                g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                             "“%s”: “%s” must be a variable's name with a string value",
+                             field->name, (const char *)l->data);
+                return FALSE;
+              }
+          }
+        return TRUE;
+      }
+
     case CLI_FIELD_ANY:
     default:
       return TRUE;
@@ -263,6 +314,7 @@ cli_field_schema (const CliField     *field,
     [CLI_FIELD_BOOLEAN] = "boolean",
     [CLI_FIELD_ENUM] = "string",
     [CLI_FIELD_ANY] = NULL,
+    [CLI_FIELD_ENV] = "object",
   };
 
   json_builder_begin_object (builder);
@@ -288,6 +340,14 @@ cli_field_schema (const CliField     *field,
             json_builder_add_string_value (builder, klass->values[i].value_nick);
         }
       json_builder_end_array (builder);
+    }
+  if (type == CLI_FIELD_ENV)
+    {
+      json_builder_set_member_name (builder, "additionalProperties");
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "type");
+      json_builder_add_string_value (builder, "string");
+      json_builder_end_object (builder);
     }
   json_builder_set_member_name (builder, "description");
   json_builder_add_string_value (builder, withhold ? field->withheld_description : field->description);
@@ -333,6 +393,22 @@ cli_request_from_fields (JsonObject *object)
           cli_enum_from_nick (G_VALUE_TYPE (&value), field->name, json_node_get_string (member),
                               &nick_value, NULL);
           g_value_set_enum (&value, nick_value);
+          break;
+        case CLI_FIELD_ENV:
+          {
+            g_autoptr(GStrvBuilder) env = g_strv_builder_new ();
+            g_autoptr(GList) names = json_object_get_members (json_node_get_object (member));
+
+            for (GList *l = names; l != NULL; l = l->next)
+              {
+                g_autofree char *entry = g_strconcat (l->data, "=",
+                                                      json_object_get_string_member (json_node_get_object (member),
+                                                                                    l->data), NULL);
+
+                g_strv_builder_add (env, entry);
+              }
+            g_value_take_boxed (&value, g_strv_builder_end (env));
+          }
           break;
         case CLI_FIELD_ANY:
         default:
@@ -631,6 +707,41 @@ add_cwd (JsonBuilder       *builder,
   add_path_member (builder, field->name, terret_result_get_cwd (result));
 }
 
+static void
+add_clock (JsonBuilder       *builder,
+           const ResultField *field,
+           TerretResult      *result)
+{
+  g_autoptr(GEnumClass) klass = g_type_class_ref (TERRET_TYPE_CLOCK);
+  TerretClock clock = terret_result_get_clock (result);
+
+  json_builder_set_member_name (builder, field->name);
+  if (clock == TERRET_CLOCK_NONE)
+    json_builder_add_null_value (builder);
+  else
+    json_builder_add_string_value (builder, g_enum_get_value (klass, clock)->value_nick);
+}
+
+static void
+add_pipestatus (JsonBuilder       *builder,
+                const ResultField *field,
+                TerretResult      *result)
+{
+  guint n = 0;
+  const int *statuses = terret_result_get_pipestatus (result, &n);
+
+  json_builder_set_member_name (builder, field->name);
+  if (statuses == NULL)
+    {
+      json_builder_add_null_value (builder);
+      return;
+    }
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < n; i++)
+    json_builder_add_int_value (builder, statuses[i]);
+  json_builder_end_array (builder);
+}
+
 /* In the order responses carry them. */
 static const ResultField result_fields[] = {
   { "status", "[\"integer\", \"null\"]",
@@ -666,6 +777,16 @@ static const ResultField result_fields[] = {
     add_full_output, .bytes = TRUE, .stream = TERRET_STREAM_STDERR },
   { "cwd", "[\"string\", \"null\"]",
     "The session's working directory after the run, where the backend knows it", add_cwd, .bytes = TRUE },
+  /* Which clock, and the last pipeline. */
+  { "clock", "[\"string\", \"null\"]",
+    "The clock that ended the command or handed it back: timeout, return-after, deadline, idle; "
+    "null when none did", add_clock },
+  { "stalled", "\"boolean\"",
+    "Handed back for printing nothing for idle_timeout seconds (on_idle return): it goes on, "
+    "and may be waiting for input", add_flag, .flag = terret_result_get_stalled },
+  { "pipestatus", "[\"array\", \"null\"]",
+    "The exit status of each command of the last pipeline (bash's PIPESTATUS); null where the "
+    "backend cannot know it", add_pipestatus },
 };
 
 /* List fields ---------------------------------------------------------- */

@@ -18,6 +18,7 @@ G_BEGIN_DECLS
  * @CLI_FIELD_BOOLEAN: true or false
  * @CLI_FIELD_ENUM: a string, one of an enum's nicks
  * @CLI_FIELD_ANY: any JSON value
+ * @CLI_FIELD_ENV: an object of strings, variable to value
  *
  * What a request field holds. `null` counts as missing whatever the type.
  */
@@ -27,6 +28,7 @@ typedef enum {
   CLI_FIELD_BOOLEAN,
   CLI_FIELD_ENUM,
   CLI_FIELD_ANY,
+  CLI_FIELD_ENV,
 } CliFieldType;
 
 /*
