@@ -292,6 +292,7 @@ terret_command_executor_real_get_capabilities (TerretCommandExecutor *self)
           TERRET_CAPABILITY_INTERRUPT |
           TERRET_CAPABILITY_POLL |
           TERRET_CAPABILITY_DETACH |
+          TERRET_CAPABILITY_CLOCKS |
           TERRET_CAPABILITY_LIST);
 }
 

@@ -23,6 +23,8 @@ typedef enum
   RUN_END_CANCELLED,
   RUN_END_CLOSED,
   RUN_END_INTERRUPTED,          /* still running when the interrupt grace ran out */
+  RUN_END_DEADLINE,             /* the request's deadline passed */
+  RUN_END_IDLE,                 /* no output for the request's idle timeout */
 } RunEnd;
 
 enum
@@ -31,6 +33,8 @@ enum
   COMMAND_TIMER_DRAIN,
   COMMAND_TIMER_ESCALATE,
   COMMAND_TIMER_POLL,
+  COMMAND_TIMER_DEADLINE,       /* the request's hard end, detached or not */
+  COMMAND_TIMER_IDLE,           /* the request's idle timeout */
 };
 
 typedef struct _CommandRun CommandRun;
@@ -84,6 +88,7 @@ struct _CommandRun
   TerretDetach detach;
 
   int wait_status;
+  gint64 last_output;               /* monotonic time of its last byte, or its start */
   RunEnd end;
   guint exited : 1;                 /* the shell ended */
   guint exited_on_its_own : 1;      /* ... before anything stopped the run */

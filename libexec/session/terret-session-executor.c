@@ -168,6 +168,7 @@ terret_session_executor_real_get_capabilities (TerretSessionExecutor *self)
           TERRET_CAPABILITY_INTERRUPT |
           TERRET_CAPABILITY_POLL |
           TERRET_CAPABILITY_DETACH |
+          TERRET_CAPABILITY_CLOCKS |
           TERRET_CAPABILITY_LIST);
 }
 

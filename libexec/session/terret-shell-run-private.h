@@ -70,6 +70,8 @@ enum
   TERRET_SHELL_TIMER_EXIT_GRACE,      /* the shell ended: the last output's grace */
   TERRET_SHELL_TIMER_ESCALATE,        /* an interrupt's grace */
   TERRET_SHELL_TIMER_POLL,            /* a poll's wait */
+  TERRET_SHELL_TIMER_HARD,            /* the request's deadline, detached or not */
+  TERRET_SHELL_TIMER_IDLE,            /* the request's idle timeout */
 };
 
 TerretShellRun *_terret_shell_run_new         (const TerretShellRunHost *host,

@@ -200,6 +200,8 @@ run_read_once (TerretShellRun *run,
       return FALSE;
     }
 
+  if (run->plan->idle_timeout > 0 && run->kind == EXCHANGE_COMMAND)
+    run->last_output = g_get_monotonic_time ();
   found = _terret_shell_run_feed (run, run->host.read_buffer, n);
   if (run->take_back)
     {
@@ -352,6 +354,20 @@ _terret_shell_run_interrupt (TerretShellRun *run)
 
 /* --- Deadlines and cancellation ------------------------------------------ */
 
+/* The run hands its command back to its caller as @clock says; the
+ * command goes on for polls. */
+static void
+run_detach (TerretShellRun *run,
+            TerretClock     clock,
+            double          seconds)
+{
+  g_autoptr(GTask) task = g_steal_pointer (&run->task);
+
+  _terret_clear_source (&run->cancel_source);
+  g_task_return_pointer (task, _terret_detach_begin (&run->detach, clock, seconds, run->host.key, TRUE),
+                         g_object_unref);
+}
+
 static void
 run_on_deadline (TerretShellRun *run)
 {
@@ -380,11 +396,7 @@ run_on_deadline (TerretShellRun *run)
 
   if (run->plan->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
     {
-      g_autoptr(GTask) task = g_steal_pointer (&run->task);
-
-      _terret_clear_source (&run->cancel_source);
-      result = _terret_detach_begin (&run->detach, run->plan->timeout, run->host.key, TRUE);
-      g_task_return_pointer (task, result, g_object_unref);
+      run_detach (run, run->plan->timeout_clock, run->plan->timeout);
       return;
     }
 
@@ -401,7 +413,44 @@ run_on_deadline (TerretShellRun *run)
                             "session killed, so the next run starts a fresh session.", seconds);
   terret_result_add_notice (result, notice);
   terret_result_set_timed_out (result, TRUE);
+  terret_result_set_clock (result, TERRET_CLOCK_TIMEOUT);
   _terret_shell_run_return (run, result, NULL);
+}
+
+/* The deadline or the idle timeout ends the command, whether its run
+ * still waits for it or handed it back: as a timeout does, the shell
+ * goes with it, and the outcome goes to whoever waits (the run, a poll)
+ * or is parked for the next poll. */
+static void
+run_end_by_clock (TerretShellRun *run,
+                  TerretClock     clock)
+{
+  TerretResult *result;
+
+  run_send_interrupt_now (run);
+  _terret_shell_run_kill_shell (run);
+
+  result = _terret_shell_run_partial_result (run);
+  _terret_run_plan_note_clock (run->plan, result, clock);
+  terret_result_add_notice (result, "The shell session was killed with it, so the next run "
+                                    "starts a fresh session.");
+  _terret_shell_run_return (run, result, NULL);
+}
+
+static void
+run_on_idle (TerretShellRun *run)
+{
+  if (!_terret_run_plan_idle_check (run->plan, run->last_output, run->host.timers,
+                                    TERRET_SHELL_TIMER_IDLE))
+    return;
+  if (run->plan->idle_action == TERRET_IDLE_ACTION_KILL)
+    run_end_by_clock (run, TERRET_CLOCK_IDLE);
+  /* Handed back once; a command already handed back goes on. */
+  else if (run->task != NULL)
+    {
+      _terret_timers_disarm (run->host.timers, TERRET_SHELL_TIMER_DEADLINE);
+      run_detach (run, TERRET_CLOCK_IDLE, run->plan->idle_timeout);
+    }
 }
 
 /* The session's timers, while this run is the session's. */
@@ -423,6 +472,12 @@ _terret_shell_run_on_timer (TerretShellRun *run,
        * ends as one whose shell ended, and says why. */
       run->escalated = TRUE;
       _terret_shell_run_ended (run);
+      break;
+    case TERRET_SHELL_TIMER_HARD:
+      run_end_by_clock (run, TERRET_CLOCK_DEADLINE);
+      break;
+    case TERRET_SHELL_TIMER_IDLE:
+      run_on_idle (run);
       break;
     case TERRET_SHELL_TIMER_POLL:
     default:
@@ -577,6 +632,19 @@ _terret_shell_run_start (TerretShellRun *run,
   _terret_timers_disarm (run->host.timers, TERRET_SHELL_TIMER_DEADLINE);
   if (timeout > 0)
     _terret_timers_arm_in (run->host.timers, TERRET_SHELL_TIMER_DEADLINE, timeout);
+
+  /* From the command's first exchange, across a resend or a recovery. */
+  if (kind == EXCHANGE_COMMAND && !run->clocks_armed)
+    {
+      run->clocks_armed = TRUE;
+      if (run->plan->deadline > 0)
+        _terret_timers_arm_in (run->host.timers, TERRET_SHELL_TIMER_HARD, run->plan->deadline);
+      if (run->plan->idle_timeout > 0)
+        {
+          run->last_output = g_get_monotonic_time ();
+          _terret_timers_arm_in (run->host.timers, TERRET_SHELL_TIMER_IDLE, run->plan->idle_timeout);
+        }
+    }
 
   if (kind == EXCHANGE_COMMAND && run->interrupt_requested)
     {
