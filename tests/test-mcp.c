@@ -303,6 +303,8 @@ check_tools_list (const char *backend)
     g_ptr_array_add (expected, (char *) "bash_poll");
   if (caps & TERRET_CAPABILITY_PERSISTENT_SESSIONS)
     g_ptr_array_add (expected, (char *) "bash_close");
+  if (caps & TERRET_CAPABILITY_LIST)
+    g_ptr_array_add (expected, (char *) "bash_list");
 
   mcp_start (&mcp, backend);
   mcp_initialize (&mcp);
@@ -318,6 +320,10 @@ check_tools_list (const char *backend)
       g_assert_cmpstr (json_object_get_string_member (tool, "name"), ==, g_ptr_array_index (expected, i));
       g_assert_cmpstr (json_object_get_string_member (schema, "type"), ==, "object");
       g_assert_nonnull (json_object_get_string_member (tool, "description"));
+      /* bash_list declares its own output: the sessions. */
+      if (g_str_equal (g_ptr_array_index (expected, i), "bash_list"))
+        g_assert_true (json_object_has_member (json_object_get_object_member (json_object_get_object_member (tool, "outputSchema"),
+                                                                              "properties"), "sessions"));
     }
 
   /* bash declares serve's run fields as its output. */
@@ -326,7 +332,8 @@ check_tools_list (const char *backend)
     JsonObject *output = json_object_get_object_member (bash, "outputSchema");
     JsonObject *properties = json_object_get_object_member (output, "properties");
     const char *fields[] = { "status", "signal", "stdout", "stdout_base64", "stderr", "notice",
-                             "timed_out", "running", "dropped", "cwd" };
+                             "timed_out", "running", "dropped", "cwd", "clock", "stalled",
+                             "pipestatus" };
 
     for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
       g_assert_true (json_object_has_member (properties, fields[i]));
@@ -484,7 +491,7 @@ test_malformed (void)
   response = mcp_tool (&mcp, "bash", "{\"command\": 42}");
   g_assert_cmpint (error_code_of (response), ==, -32602);
   g_clear_pointer (&response, json_node_unref);
-  response = mcp_tool (&mcp, "bash", "{\"command\": \"true\", \"cwd\": \"/\"}");
+  response = mcp_tool (&mcp, "bash", "{\"command\": \"true\", \"cwd\": [\"/\"]}");
   g_assert_cmpint (error_code_of (response), ==, -32602);
   g_clear_pointer (&response, json_node_unref);
   response = mcp_tool (&mcp, "bash", "{\"command\": \"true\", \"on_timeout\": \"wait\"}");
@@ -548,7 +555,11 @@ test_refusals (void)
     { "{\"jsonrpc\": \"2.0\", \"id\": 15, \"method\": \"tools/call\", \"params\": {\"name\": \"bash\", "
       "\"arguments\": {\"command\": \"true\", \"keep_full_output\": 1}}}", -32602, "15", "“keep_full_output”" },
     { "{\"jsonrpc\": \"2.0\", \"id\": 16, \"method\": \"tools/call\", \"params\": {\"name\": \"bash\", "
-      "\"arguments\": {\"command\": \"true\", \"cwd\": \"/\"}}}", -32602, "16", "“cwd”" },
+      "\"arguments\": {\"command\": \"true\", \"cwd\": 5}}}", -32602, "16", "“cwd”" },
+    { "{\"jsonrpc\": \"2.0\", \"id\": 22, \"method\": \"tools/call\", \"params\": {\"name\": \"bash\", "
+      "\"arguments\": {\"command\": \"true\", \"env\": [\"A=1\"]}}}", -32602, "22", "“env”" },
+    { "{\"jsonrpc\": \"2.0\", \"id\": 23, \"method\": \"tools/call\", \"params\": {\"name\": \"bash\", "
+      "\"arguments\": {\"command\": \"true\", \"on_idle\": \"wait\"}}}", -32602, "23", "“on_idle”" },
     /* The session tools. */
     { "{\"jsonrpc\": \"2.0\", \"id\": 17, \"method\": \"tools/call\", \"params\": {\"name\": \"bash_input\", "
       "\"arguments\": {}}}", -32602, "17", "“data”", TRUE },
