@@ -170,6 +170,22 @@ result_text (TerretResult *result)
     g_ptr_array_add (facts, g_strdup ("no exit status"));
   if (terret_result_get_timed_out (result))
     g_ptr_array_add (facts, g_strdup ("timed out"));
+  if (terret_result_get_stalled (result))
+    g_ptr_array_add (facts, g_strdup ("stalled: no output for idle_timeout; it may wait for input"));
+  {
+    guint n = 0;
+    const int *statuses = terret_result_get_pipestatus (result, &n);
+
+    /* The statuses a pipeline's exit status hides (`make | tail`). */
+    if (statuses != NULL && n > 1)
+      {
+        g_autoptr(GString) list = g_string_new (NULL);
+
+        for (guint i = 0; i < n; i++)
+          g_string_append_printf (list, "%s%d", i > 0 ? " " : "", statuses[i]);
+        g_ptr_array_add (facts, g_strdup_printf ("pipeline statuses %s", list->str));
+      }
+  }
   if (dropped > 0)
     g_ptr_array_add (facts, g_strdup_printf ("%" G_GSIZE_FORMAT " bytes of output dropped", dropped));
   if (terret_result_get_notice (result) != NULL)
