@@ -42,7 +42,11 @@ _terret_run_plan_new (TerretSettings *settings,
   plan->timeout_clock = plan->timeout_action == TERRET_TIMEOUT_ACTION_DETACH ? TERRET_CLOCK_RETURN_AFTER
                                                                              : TERRET_CLOCK_TIMEOUT;
   plan->deadline = terret_request_get_deadline (request);
+  if (plan->deadline <= 0)
+    plan->deadline = settings->deadline;
   plan->idle_timeout = terret_request_get_idle_timeout (request, &plan->idle_action);
+  if (plan->idle_timeout <= 0)
+    plan->idle_timeout = settings->idle_timeout;
   plan->capture = capture != TERRET_CAPTURE_MODE_DEFAULT ? capture : settings->capture;
   /* Clamped so that a window plus its overshoot cannot overflow; memory
    * runs out long before. */
