@@ -160,11 +160,12 @@ static const TerretCommandRunFuncs run_funcs = {
 static gboolean
 check_session_free (TerretCommandExecutor  *self,
                     TerretRequest          *request,
+                    const TerretRunPlan    *plan,
                     GError                **error)
 {
   TerretCommandExecutorPrivate *priv = terret_command_executor_get_instance_private (self);
   const char *session = terret_request_get_session (request);
-  gboolean detaching = terret_request_get_timeout_action (request) == TERRET_TIMEOUT_ACTION_DETACH;
+  gboolean detaching = plan->may_detach;
 
   for (guint i = 0; i < priv->runs->len; i++)
     {
@@ -180,7 +181,7 @@ check_session_free (TerretCommandExecutor  *self,
                        "interrupt it, and run again once it ended", session);
           return FALSE;
         }
-      if (run->plan->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
+      if (run->plan->may_detach)
         {
           g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_BUSY,
                        "Session “%s” is running a command whose timeout detaches; it has the "
@@ -340,6 +341,7 @@ terret_command_executor_run_async (TerretExecutor      *executor,
   g_autoptr(TerretSettings) settings = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(TerretLauncherLink) launcher_link = NULL;
+  g_autoptr(TerretRunPlan) plan = NULL;
   TerretResult *parked;
   CommandRun *run;
 
@@ -352,13 +354,14 @@ terret_command_executor_run_async (TerretExecutor      *executor,
   if (g_task_return_error_if_cancelled (task))
     return;
 
-  if (!check_session_free (self, request, &error))
+  settings = _terret_settings_store_snapshot (&priv->settings);
+  plan = _terret_run_plan_new (settings, request);
+  if (!check_session_free (self, request, plan, &error))
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
 
-  settings = _terret_settings_store_snapshot (&priv->settings);
   launcher_link = get_link (self, settings, &error);
   if (launcher_link == NULL)
     {
@@ -367,7 +370,7 @@ terret_command_executor_run_async (TerretExecutor      *executor,
     }
 
   run = _terret_command_run_new (&run_funcs, self, g_object_ref (task), request,
-                                 _terret_run_plan_new (settings, request));
+                                 g_steal_pointer (&plan));
   if (!_terret_command_run_spawn (run, launcher_link, cancellable, &error))
     {
       /* Nothing ran: nothing to keep. */
@@ -530,7 +533,7 @@ terret_command_executor_poll_async (TerretExecutor      *executor,
         continue;
       if (r->detach.detached)
         run = r;
-      else if (r->plan->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
+      else if (r->plan->may_detach)
         in_flight = TRUE;
     }
 

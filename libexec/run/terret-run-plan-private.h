@@ -28,6 +28,7 @@ typedef struct
   double deadline;              /* seconds from the command's start; 0: none */
   double idle_timeout;          /* seconds without output; 0: none */
   TerretIdleAction idle_action;
+  gboolean may_detach;          /* a clock may hand the command back (return-after, idle return) */
   TerretCaptureMode capture;    /* the request's, else the setting; never _DEFAULT */
   gsize capture_limit;          /* bytes a capture holds: max-output, clamped */
   gboolean keep_full_output;    /* the request asks, or the setting says */

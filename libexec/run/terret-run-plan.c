@@ -47,6 +47,8 @@ _terret_run_plan_new (TerretSettings *settings,
   plan->idle_timeout = terret_request_get_idle_timeout (request, &plan->idle_action);
   if (plan->idle_timeout <= 0)
     plan->idle_timeout = settings->idle_timeout;
+  plan->may_detach = plan->timeout_action == TERRET_TIMEOUT_ACTION_DETACH ||
+                     (plan->idle_timeout > 0 && plan->idle_action == TERRET_IDLE_ACTION_RETURN);
   plan->capture = capture != TERRET_CAPTURE_MODE_DEFAULT ? capture : settings->capture;
   /* Clamped so that a window plus its overshoot cannot overflow; memory
    * runs out long before. */
