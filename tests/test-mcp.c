@@ -763,6 +763,63 @@ test_detach_poll (void)
   mcp_finish (&mcp);
 }
 
+/* A model that lost a session's name finds its command with bash_list;
+ * bash takes a cwd, variables and the clocks, and says how a pipeline's
+ * commands ended. */
+static void
+test_list_clocks_context (void)
+{
+  g_auto(Mcp) mcp = { 0 };
+  g_autoptr(JsonNode) response = NULL;
+  JsonObject *result, *entry;
+  JsonArray *sessions, *statuses;
+
+  REQUIRE_BACKEND ("pty");
+
+  g_test_summary ("bash_list shows a command handed back by return_after; bash takes cwd, "
+                  "env and idle_timeout, and reports pipestatus and stalled");
+  mcp_start (&mcp, "pty");
+  mcp_initialize (&mcp);
+
+  response = mcp_tool (&mcp, "bash", "{\"session\": \"lost\", \"command\": \"echo up; sleep 60\", "
+                                     "\"return_after\": 0.5, \"deadline\": 60}");
+  result = structured_of (result_of (response));
+  g_assert_true (json_object_get_boolean_member (result, "running"));
+  g_assert_cmpstr (json_object_get_string_member (result, "clock"), ==, "return-after");
+  g_clear_pointer (&response, json_node_unref);
+
+  response = mcp_tool (&mcp, "bash_list", "{}");
+  result = structured_of (result_of (response));
+  sessions = json_object_get_array_member (result, "sessions");
+  g_assert_cmpuint (json_array_get_length (sessions), ==, 1);
+  entry = json_array_get_object_element (sessions, 0);
+  g_assert_cmpstr (json_object_get_string_member (entry, "session"), ==, "lost");
+  g_assert_cmpstr (json_object_get_string_member (entry, "state"), ==, "detached");
+  g_assert_cmpstr (json_object_get_string_member (entry, "command"), ==, "echo up; sleep 60");
+  g_assert_nonnull (strstr (tool_text (result_of (response)), "“lost”: running, handed back"));
+  g_clear_pointer (&response, json_node_unref);
+
+  response = mcp_tool (&mcp, "bash", "{\"command\": \"echo \\\"$PWD $A\\\"; (exit 2) | true\", "
+                                     "\"cwd\": \"/usr\", \"env\": {\"A\": \"b\"}}");
+  result = structured_of (result_of (response));
+  g_assert_cmpstr (json_object_get_string_member (result, "stdout"), ==, "/usr b\n");
+  statuses = json_object_get_array_member (result, "pipestatus");
+  g_assert_cmpuint (json_array_get_length (statuses), ==, 2);
+  g_assert_cmpint (json_array_get_int_element (statuses, 0), ==, 2);
+  g_assert_nonnull (strstr (tool_text (result_of (response)), "pipeline statuses 2 0"));
+  g_clear_pointer (&response, json_node_unref);
+
+  response = mcp_tool (&mcp, "bash", "{\"session\": \"ask\", \"command\": \"printf 'sure? '; read x\", "
+                                     "\"idle_timeout\": 0.5, \"on_idle\": \"return\"}");
+  result = structured_of (result_of (response));
+  g_assert_true (json_object_get_boolean_member (result, "stalled"));
+  g_assert_true (json_object_get_boolean_member (result, "running"));
+  g_assert_nonnull (strstr (tool_text (result_of (response)), "stalled"));
+  g_clear_pointer (&response, json_node_unref);
+
+  mcp_finish (&mcp);
+}
+
 static void
 test_progress (void)
 {
@@ -885,6 +942,7 @@ main (int    argc,
   g_test_add_func ("/mcp/long-line", test_long_line);
   g_test_add_func ("/mcp/is-error", test_is_error);
   g_test_add_func ("/mcp/detach-poll", test_detach_poll);
+  g_test_add_func ("/mcp/list-clocks-context", test_list_clocks_context);
   g_test_add_func ("/mcp/progress", test_progress);
   g_test_add_func ("/mcp/cancel", test_cancel);
   g_test_add_func ("/mcp/eof-in-flight", test_eof_in_flight);
