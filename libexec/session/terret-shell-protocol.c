@@ -634,7 +634,9 @@ _terret_protocol_check_env (const char * const  *env,
  * the else branch ends the exchange with flag W. After the command, in
  * the harness, once its status is saved: each variable put back, then
  * the session's cwd and OLDPWD; `||:`, so `set -e` cannot end the shell
- * on a cwd a command removed. */
+ * on a cwd a command removed, and through `printf -v`, whose failure on
+ * a variable the command made read-only is a builtin's status, where an
+ * assignment's would abandon the rest of the line, harness and all. */
 static void
 context_steps (const char          *cwd,
                const char * const  *env,
@@ -646,18 +648,23 @@ context_steps (const char          *cwd,
 {
   if (cwd != NULL)
     {
-      g_string_append (prologue, "__terret_pw=${PWD-} __terret_ow=${OLDPWD-} __terret_os=${OLDPWD+s};"
-                                 "if \\builtin cd -- ");
+      g_autoptr(GString) dir = g_string_new (NULL);
+
       /* `./`: a relative directory is the session's, never one CDPATH finds. */
       if (cwd[0] != '/')
         {
           g_autofree char *relative = g_strconcat ("./", cwd, NULL);
 
-          append_single_quoted (prologue, relative);
+          append_single_quoted (dir, relative);
         }
       else
-        append_single_quoted (prologue, cwd);
-      g_string_append (prologue, " >&- 2>&-;then ");
+        append_single_quoted (dir, cwd);
+      /* Whether the shell got there, not cd's status alone: a cd that
+       * moved but could not set an OLDPWD the session made read-only
+       * fails too. */
+      g_string_append_printf (prologue, "__terret_pw=${PWD-} __terret_ow=${OLDPWD-} __terret_os=${OLDPWD+s};"
+                              "if \\builtin cd -- %s >&- 2>&-||[[ . -ef %s%s ]];then ",
+                              dir->str, cwd[0] != '/' ? "$__terret_pw/" : "", dir->str);
       g_string_append_printf (refused, "\nelse __terret_k=%" G_GUINT64_FORMAT " __terret_f+=W "
                               "PS1=$__terret_ps1;%s\nfi", exchange, unalias);
     }
@@ -672,14 +679,15 @@ context_steps (const char          *cwd,
       append_single_quoted (prologue, eq + 1);
       g_string_append_c (prologue, ';');
       g_string_append_printf (epilogue, "\\builtin unset -v %s||\\builtin :;"
-                              "[[ -z ${__terret_ea[%u]} ]]||{ %s=${__terret_ev[%u]};"
+                              "[[ -z ${__terret_ea[%u]} ]]||{ \\builtin printf -v %s %%s \"${__terret_ev[%u]}\";"
                               "[[ ${__terret_ea[%u]} != *x* ]]||\\builtin export %s;};",
                               name, i, name, i, i, name);
     }
 
   if (cwd != NULL)
     g_string_append (epilogue, "\\builtin cd -- \"$__terret_pw\"||\\builtin :;"
-                               "[[ -n $__terret_os ]]&&OLDPWD=$__terret_ow||\\builtin unset -v OLDPWD;");
+                               "if [[ -n $__terret_os ]];then \\builtin printf -v OLDPWD %s \"$__terret_ow\";"
+                               "else \\builtin unset -v OLDPWD;fi;");
 }
 
 /*
