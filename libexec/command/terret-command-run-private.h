@@ -91,6 +91,7 @@ struct _CommandRun
   gint64 last_output;               /* monotonic time of its last byte, or its start */
   RunEnd end;
   guint exited : 1;                 /* the shell ended */
+  guint far : 1;                    /* it runs on a far side, whose pids name nothing here */
   guint exited_on_its_own : 1;      /* ... before anything stopped the run */
   guint kill_sent : 1;              /* its unit was told to end what is left */
   guint anyone_left : 1;            /* ... while something was still there */

@@ -231,8 +231,7 @@ static const TerretDetachFuncs detach_funcs;
  * _terret_command_run_describe:
  *
  * The run as a list shows it in @state: its command, start, process (its
- * bash, on this host or on the far side's) and the bytes of both streams
- * so far.
+ * bash, where it runs on this host) and the bytes of both streams so far.
  */
 TerretSessionInfo *
 _terret_command_run_describe (CommandRun         *run,
@@ -247,7 +246,7 @@ _terret_command_run_describe (CommandRun         *run,
     bytes += run->streams[i].offset + (run->streams[i].capture != NULL
                                        ? _terret_stream_capture_get_seen (run->streams[i].capture)
                                        : 0);
-  if (run->process != NULL && !run->exited)
+  if (run->process != NULL && !run->exited && !run->far)
     pid = terret_process_get_pid (run->process);
   return terret_session_info_new (run->session, state, terret_request_get_command (run->request),
                                   started, pid, bytes);
@@ -871,6 +870,7 @@ _terret_command_run_spawn (CommandRun        *run,
   const char *cwd = terret_request_get_cwd (run->request);
   int fds[2][2] = { { -1, -1 }, { -1, -1 } };
 
+  run->far = _terret_launcher_link_is_far (launcher_link);
   if (cwd == NULL)
     cwd = run->plan->settings->cwd;
   /* A far side's directories are not this host's: one that is not there

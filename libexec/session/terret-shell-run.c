@@ -101,7 +101,6 @@ _terret_shell_run_new (const TerretShellRunHost *host,
   return run;
 }
 
-/* Puts the session's sources, and the run's, on @context. */
 /*
  * _terret_shell_run_describe:
  *
@@ -124,6 +123,7 @@ _terret_shell_run_describe (TerretShellRun  *run,
     *output_bytes += _terret_stream_capture_get_seen (capture);
 }
 
+/* Puts the session's sources, and the run's, on @context. */
 static void
 run_adopt_context (TerretShellRun *run,
                    GMainContext   *context)

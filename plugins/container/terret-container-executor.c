@@ -169,40 +169,26 @@ container_poll_async (TerretExecutor      *executor,
                                    task);
 }
 
-/* The engine's list, without pids: a process in the container's
- * namespace names nothing here (or another process). */
 static void
 list_done (GObject      *source,
            GAsyncResult *result,
            gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
-  g_autoptr(GPtrArray) infos = NULL;
-  GPtrArray *ret;
   GError *error = NULL;
+  GPtrArray *infos;
 
   infos = ENGINE_IFACE (g_task_get_source_object (task))->list_finish (TERRET_EXECUTOR (source),
                                                                       result, &error);
   if (infos == NULL)
-    {
-      g_task_return_error (task, error);
-      return;
-    }
-
-  ret = g_ptr_array_new_full (infos->len, g_object_unref);
-  for (guint i = 0; i < infos->len; i++)
-    {
-      TerretSessionInfo *info = g_ptr_array_index (infos, i);
-
-      g_ptr_array_add (ret, terret_session_info_new (terret_session_info_get_key (info),
-                                                     terret_session_info_get_state (info),
-                                                     terret_session_info_get_command (info),
-                                                     terret_session_info_get_started (info), 0,
-                                                     terret_session_info_get_output_bytes (info)));
-    }
-  g_task_return_pointer (task, ret, (GDestroyNotify)g_ptr_array_unref);
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, infos, (GDestroyNotify)g_ptr_array_unref);
 }
 
+/* The engine's list: it names no pid, as a container's name nothing
+ * here (a session engine without session pids, a command engine on a
+ * far side). */
 static void
 container_list_async (TerretExecutor      *executor,
                       GCancellable        *cancellable,
