@@ -1514,6 +1514,7 @@ test_cli_request_options (void)
 {
   g_autoptr(GBytes) out = NULL;
   g_autoptr(JsonNode) node = NULL;
+  g_autofree char *text = NULL;
   JsonObject *response;
   JsonArray *statuses;
 
@@ -1524,7 +1525,8 @@ test_cli_request_options (void)
   g_assert_cmpint (cli_run (&out, NULL, "--backend", "pty", "--json", "--cwd", "/usr",
                             "--env", "CLI_A=one", "--env", "CLI_B=two=2", "--",
                             "echo \"$PWD $CLI_A $CLI_B\"; false | (exit 3) | true", NULL), ==, 0);
-  node = parse_json (bytes_to_string (out));
+  text = bytes_to_string (out);
+  node = parse_json (text);
   response = json_node_get_object (node);
   g_assert_cmpstr (json_object_get_string_member (response, "stdout"), ==, "/usr one two=2\n");
   statuses = json_object_get_array_member (response, "pipestatus");
@@ -1538,14 +1540,18 @@ test_cli_request_options (void)
 
   g_assert_cmpint (cli_run (&out, NULL, "--backend", "oneshot", "--json", "--deadline", "0.5",
                             "-c", "echo up; sleep 60", NULL), ==, 124);
-  node = parse_json (bytes_to_string (out));
+  g_free (text);
+  text = bytes_to_string (out);
+  node = parse_json (text);
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (node), "clock"), ==, "deadline");
   g_clear_pointer (&node, json_node_unref);
   g_clear_pointer (&out, g_bytes_unref);
 
   g_assert_cmpint (cli_run (&out, NULL, "--backend", "pty", "--json", "--idle-timeout", "0.5",
                             "--on-idle", "kill", "-c", "echo up; sleep 60", NULL), ==, 124);
-  node = parse_json (bytes_to_string (out));
+  g_free (text);
+  text = bytes_to_string (out);
+  node = parse_json (text);
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (node), "clock"), ==, "idle");
   g_clear_pointer (&node, json_node_unref);
   g_clear_pointer (&out, g_bytes_unref);

@@ -342,6 +342,7 @@ test_cwd_session (void)
   g_autoptr(TerretRequest) request = kit_new_request ("pwd; cd /; touch conformance-nothing");
   g_autoptr(TerretResult) result = NULL;
   g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
 
   REQUIRE_CAPS (TERRET_CAPABILITY_RUNS_COMMANDS | TERRET_CAPABILITY_REQUEST_CWD);
   g_test_summary ("A request's cwd is where its command runs; a session's own cwd is back "
@@ -369,8 +370,8 @@ test_cwd_session (void)
       g_clear_object (&result);
       result = kit_run (executor, "pwd; echo \"${OLDPWD-unset}\"");
       g_assert_cmpint (terret_result_get_exit_status (result), ==, 0);
-      g_assert_true (g_str_has_prefix (kit_bytes_to_string (terret_result_get_stdout (result)),
-                                       "/tmp\n"));
+      text = kit_bytes_to_string (terret_result_get_stdout (result));
+      g_assert_true (g_str_has_prefix (text, "/tmp\n"));
     }
   else
     kit_assert_bytes (terret_result_get_stdout (result), "/usr\n", -1);
