@@ -25,7 +25,6 @@
 static JsonNode *
 tool_result_new (const char   *text,
                  TerretResult *result,
-                 JsonObject   *members,
                  gboolean      structured,
                  gboolean      is_error)
 {
@@ -50,14 +49,6 @@ tool_result_new (const char   *text,
       cli_result_add_members (builder, result);
       json_builder_end_object (builder);
     }
-  else if (members != NULL && structured)
-    {
-      JsonNode *node = json_node_new (JSON_NODE_OBJECT);
-
-      json_node_set_object (node, members);
-      json_builder_set_member_name (builder, "structuredContent");
-      json_builder_add_value (builder, node);
-    }
 
   json_builder_set_member_name (builder, "isError");
   json_builder_add_boolean_value (builder, is_error);
@@ -73,7 +64,7 @@ tool_error_new (const GError *error)
 {
   g_autofree char *text = g_strdup_printf ("error (%s): %s", cli_error_code (error), error->message);
 
-  return tool_result_new (text, NULL, NULL, FALSE, TRUE);
+  return tool_result_new (text, NULL, FALSE, TRUE);
 }
 
 static void
@@ -206,7 +197,7 @@ run_result_new (TerretResult *result,
 {
   g_autofree char *text = result_text (result);
 
-  return tool_result_new (text, result, NULL, structured, FALSE);
+  return tool_result_new (text, result, structured, FALSE);
 }
 
 /*
@@ -222,10 +213,22 @@ cli_mcp_tool_result (const CliOutcome *outcome,
 {
   if (outcome->result != NULL)
     return run_result_new (outcome->result, structured);
+  if (outcome->data != NULL)
+    {
+      JsonNode *node = tool_result_new (outcome->text, NULL, FALSE, FALSE);
+
+      if (structured)
+        {
+          JsonNode *data = json_node_new (JSON_NODE_OBJECT);
+
+          json_node_set_object (data, outcome->data);
+          json_object_set_member (json_node_get_object (node), "structuredContent", data);
+        }
+      return node;
+    }
   if (outcome->error != NULL)
     return tool_error_new (outcome->error);
-  return tool_result_new (outcome->text != NULL ? outcome->text : "done", NULL, outcome->members,
-                          structured, FALSE);
+  return tool_result_new (outcome->text != NULL ? outcome->text : "done", NULL, FALSE, FALSE);
 }
 
 /*

@@ -361,7 +361,7 @@ list_done (GObject      *object,
     }
   members = cli_session_infos_members (infos);
   text = describe_infos (infos);
-  cli_call_return_members (call, members, text);
+  cli_call_return_data (call, members, text);
 }
 
 static gboolean

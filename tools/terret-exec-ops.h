@@ -35,11 +35,10 @@ typedef gboolean (*CliOpFunc) (CliCall        *call,
  * @fields: (array zero-terminated=1) (nullable): its other fields
  * @required: (nullable): the field it cannot do without
  * @has_result: it answers with the run fields (mcp: an outputSchema)
- * @output_schema: (nullable): for an op that answers with members of its
- *   own (cli_call_return_members()), their JSON Schema (mcp: its
- *   outputSchema)
  * @description: the tool's, for a model
  * @func: carries it out
+ * @output_schema: (nullable): for an op that answers with data of its own
+ *   (cli_call_return_data()), its JSON Schema (mcp: an outputSchema)
  *
  * One op. Adding one is a row here and its function: both dialects,
  * mcp's tools/list and --help come from the rows.
@@ -53,9 +52,9 @@ typedef struct
   const char * const *fields;
   const char *required;
   gboolean has_result;
-  JsonNode *(*output_schema) (void);
   const char *description;
   CliOpFunc func;
+  JsonNode *(*output_schema) (void);
 } CliOp;
 
 const CliOp *cli_ops_list      (guint              *n_ops);

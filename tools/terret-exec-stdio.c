@@ -327,7 +327,7 @@ cli_call_return (CliCall      *call,
                  const char   *text)
 {
   CliStdio *server = call->server;
-  CliOutcome outcome = { result, error, text };
+  CliOutcome outcome = { result, error, text, NULL };
 
   g_queue_unlink (&server->calls, &call->link);
   server->dialect->respond (server, call, &outcome);
@@ -337,19 +337,19 @@ cli_call_return (CliCall      *call,
 }
 
 /*
- * cli_call_return_members:
- * @members: what the op reports (see CliOutcome)
- * @text: how a model reads it
+ * cli_call_return_data:
+ * @data: the members of the answer
+ * @text: the same in words, for a model
  *
- * Ends @call with something other than a run's result.
+ * Ends @call with what an op that runs nothing found.
  */
 void
-cli_call_return_members (CliCall    *call,
-                         JsonObject *members,
-                         const char *text)
+cli_call_return_data (CliCall    *call,
+                      JsonObject *data,
+                      const char *text)
 {
   CliStdio *server = call->server;
-  CliOutcome outcome = { NULL, NULL, text, members };
+  CliOutcome outcome = { NULL, NULL, text, data };
 
   g_queue_unlink (&server->calls, &call->link);
   server->dialect->respond (server, call, &outcome);

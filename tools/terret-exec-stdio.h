@@ -34,9 +34,8 @@ typedef enum {
  * @result: (nullable): what the command left behind: it ran
  * @error: (nullable): why nothing was done, or that the call was cancelled
  * @text: (nullable): what was done, in words a model reads
- * @members: (nullable): what an op that reports something other than a
- *   run answers with: serve's response members, mcp's structuredContent
- *   (@text is then what a model reads)
+ * @data: (nullable): what an op that runs nothing found (a read), as the
+ *   members of its answer; @text says it in words
  *
  * How a call ended: a result, an error, or neither (done, as @text says).
  */
@@ -45,7 +44,7 @@ typedef struct
   TerretResult *result;
   const GError *error;
   const char *text;
-  JsonObject *members;
+  JsonObject *data;
 } CliOutcome;
 
 /*
@@ -142,8 +141,8 @@ void             cli_call_return           (CliCall           *call,
                                             TerretResult      *result,
                                             const GError      *error,
                                             const char        *text);
-void             cli_call_return_members   (CliCall           *call,
-                                            JsonObject        *members,
+void             cli_call_return_data      (CliCall           *call,
+                                            JsonObject        *data,
                                             const char        *text);
 void             cli_call_drop             (CliCall           *call);
 
