@@ -108,10 +108,6 @@ TERRET_AVAILABLE_IN_0_2
 void          terret_result_set_omitted_at       (TerretResult *self,
                                                   TerretStream  stream,
                                                   guint64       omitted_at);
-TERRET_AVAILABLE_IN_0_1
-void          terret_result_set_cwd              (TerretResult *self,
-                                                  const char   *cwd);
-
 TERRET_AVAILABLE_IN_0_2
 void          terret_result_set_pipestatus       (TerretResult *self,
                                                   const int    *statuses,
@@ -122,5 +118,9 @@ void          terret_result_set_clock            (TerretResult *self,
 TERRET_AVAILABLE_IN_0_2
 void          terret_result_set_stalled          (TerretResult *self,
                                                   gboolean      stalled);
+
+TERRET_AVAILABLE_IN_0_1
+void          terret_result_set_cwd              (TerretResult *self,
+                                                  const char   *cwd);
 
 G_END_DECLS

@@ -222,6 +222,33 @@ cli_field_check (const CliField  *field,
                    "“%s” must be a string", field->name);
       return FALSE;
 
+    case CLI_FIELD_ENV:
+      {
+        g_autoptr(GList) names = NULL;
+
+        if (!JSON_NODE_HOLDS_OBJECT (value))
+          {
+            g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                         "“%s” must be an object of strings, {\"NAME\": \"value\"}", field->name);
+            return FALSE;
+          }
+        names = json_object_get_members (json_node_get_object (value));
+        for (GList *l = names; l != NULL; l = l->next)
+          {
+            JsonNode *member = json_object_get_member (json_node_get_object (value), l->data);
+
+            if (value_type (member) != G_TYPE_STRING || strchr (l->data, '=') != NULL ||
+                *(const char *)l->data == '\0')
+              {
+                g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                             "“%s”: “%s” must be a variable's name with a string value",
+                             field->name, (const char *)l->data);
+                return FALSE;
+              }
+          }
+        return TRUE;
+      }
+
     case CLI_FIELD_SECONDS:
       {
         double seconds;
@@ -262,33 +289,6 @@ cli_field_check (const CliField  *field,
                                    json_node_get_string (value), &unused, error);
       }
 
-    case CLI_FIELD_ENV:
-      {
-        g_autoptr(GList) names = NULL;
-
-        if (!JSON_NODE_HOLDS_OBJECT (value))
-          {
-            g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
-                         "“%s” must be an object of strings, {\"NAME\": \"value\"}", field->name);
-            return FALSE;
-          }
-        names = json_object_get_members (json_node_get_object (value));
-        for (GList *l = names; l != NULL; l = l->next)
-          {
-            JsonNode *member = json_object_get_member (json_node_get_object (value), l->data);
-
-            if (value_type (member) != G_TYPE_STRING || strchr (l->data, '=') != NULL ||
-                *(const char *)l->data == '\0')
-              {
-                g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
-                             "“%s”: “%s” must be a variable's name with a string value",
-                             field->name, (const char *)l->data);
-                return FALSE;
-              }
-          }
-        return TRUE;
-      }
-
     case CLI_FIELD_ANY:
     default:
       return TRUE;
@@ -310,11 +310,11 @@ cli_field_schema (const CliField     *field,
   gboolean withhold = field->withheld != NULL && (caps & field->withheld_needs) != field->withheld_needs;
   static const char * const json_types[] = {
     [CLI_FIELD_STRING] = "string",
+    [CLI_FIELD_ENV] = "object",
     [CLI_FIELD_SECONDS] = "number",
     [CLI_FIELD_BOOLEAN] = "boolean",
     [CLI_FIELD_ENUM] = "string",
     [CLI_FIELD_ANY] = NULL,
-    [CLI_FIELD_ENV] = "object",
   };
 
   json_builder_begin_object (builder);
@@ -383,17 +383,6 @@ cli_request_from_fields (JsonObject *object)
         case CLI_FIELD_STRING:
           g_value_set_string (&value, json_node_get_string (member));
           break;
-        case CLI_FIELD_SECONDS:
-          g_value_set_double (&value, cli_fields_get_seconds (object, field->name));
-          break;
-        case CLI_FIELD_BOOLEAN:
-          g_value_set_boolean (&value, json_node_get_boolean (member));
-          break;
-        case CLI_FIELD_ENUM:
-          cli_enum_from_nick (G_VALUE_TYPE (&value), field->name, json_node_get_string (member),
-                              &nick_value, NULL);
-          g_value_set_enum (&value, nick_value);
-          break;
         case CLI_FIELD_ENV:
           {
             g_autoptr(GStrvBuilder) env = g_strv_builder_new ();
@@ -409,6 +398,17 @@ cli_request_from_fields (JsonObject *object)
               }
             g_value_take_boxed (&value, g_strv_builder_end (env));
           }
+          break;
+        case CLI_FIELD_SECONDS:
+          g_value_set_double (&value, cli_fields_get_seconds (object, field->name));
+          break;
+        case CLI_FIELD_BOOLEAN:
+          g_value_set_boolean (&value, json_node_get_boolean (member));
+          break;
+        case CLI_FIELD_ENUM:
+          cli_enum_from_nick (G_VALUE_TYPE (&value), field->name, json_node_get_string (member),
+                              &nick_value, NULL);
+          g_value_set_enum (&value, nick_value);
           break;
         case CLI_FIELD_ANY:
         default:

@@ -14,21 +14,21 @@ G_BEGIN_DECLS
 /*
  * CliFieldType:
  * @CLI_FIELD_STRING: a string
+ * @CLI_FIELD_ENV: an object of strings, variable to value
  * @CLI_FIELD_SECONDS: a number of seconds, fractions allowed, 0 to %G_MAXINT
  * @CLI_FIELD_BOOLEAN: true or false
  * @CLI_FIELD_ENUM: a string, one of an enum's nicks
  * @CLI_FIELD_ANY: any JSON value
- * @CLI_FIELD_ENV: an object of strings, variable to value
  *
  * What a request field holds. `null` counts as missing whatever the type.
  */
 typedef enum {
   CLI_FIELD_STRING,
+  CLI_FIELD_ENV,
   CLI_FIELD_SECONDS,
   CLI_FIELD_BOOLEAN,
   CLI_FIELD_ENUM,
   CLI_FIELD_ANY,
-  CLI_FIELD_ENV,
 } CliFieldType;
 
 /*
