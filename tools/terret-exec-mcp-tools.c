@@ -290,15 +290,16 @@ add_tool (JsonBuilder        *builder,
   json_builder_add_boolean_value (builder, FALSE);
   json_builder_end_object (builder);
 
+  if (op->output_schema != NULL && structured)
+    {
+      json_builder_set_member_name (builder, "outputSchema");
+      json_builder_add_value (builder, op->output_schema ());
+    }
+
   if (op->has_result && structured)
     {
       json_builder_set_member_name (builder, "outputSchema");
       json_builder_add_value (builder, cli_result_schema ());
-    }
-  else if (op->output_schema != NULL && structured)
-    {
-      json_builder_set_member_name (builder, "outputSchema");
-      json_builder_add_value (builder, op->output_schema ());
     }
   json_builder_end_object (builder);
 }
