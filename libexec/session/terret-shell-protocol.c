@@ -73,8 +73,10 @@
  * assignment `[@]` joins them with spaces whatever IFS holds. */
 #define PIPESTATUS_SAVE "__terret_p=${PIPESTATUS[@]}"
 
-/* The fast path's harness, after the command: the status, the command's
- * `$_` (put back before the next command), then the probe: `:` sets `$_`,
+/* The fast path's harness, after the command: the status and the
+ * statuses of its last pipeline, the command's `$_` (put back before the
+ * next command), then the way out of a request's own cwd and variables
+ * (%3$s: context_steps()), then the probe: `:` sets `$_`,
  * and what the next statement finds there is its argument unless a DEBUG
  * handler ran in between; no flags left from a careful step; the
  * command's alias removed, so that no request can ever run an earlier
@@ -91,7 +93,8 @@ static const char fast_step[] =
   "__terret_k=%1$" G_GUINT64_FORMAT " PS1=$__terret_ps1;} >&- 2>&-"
   "||__terret_k=%1$" G_GUINT64_FORMAT " __terret_f=r";
 
-/* The careful path's harness: the same saved, PS1 put back first when
+/* The careful path's harness: the same saved and the same way out (%5$s),
+ * PS1 put back first when
  * nothing stops it (so that whatever cuts the harness short still ends
  * at a marker, a stale one), __terret_N, and the exchange's number last.
  * When PS1 could not be made the marker (flag P), the harness prints the
