@@ -94,9 +94,9 @@ static const char fast_step[] =
   "||__terret_k=%1$" G_GUINT64_FORMAT " __terret_f=r";
 
 /* The careful path's harness: the same saved and the same way out (%5$s),
- * PS1 put back first when
- * nothing stops it (so that whatever cuts the harness short still ends
- * at a marker, a stale one), __terret_N, and the exchange's number last.
+ * PS1 put back first when nothing stops it (so that whatever cuts the
+ * harness short still ends at a marker, a stale one), __terret_N, and
+ * the exchange's number last.
  * When PS1 could not be made the marker (flag P), the harness prints the
  * marker itself, on the terminal. Besides stdout and stderr the group
  * closes the descriptor BASH_XTRACEFD names (its number taken as the
