@@ -621,9 +621,8 @@ read_start (int          unit_fd,
 
   if (n == sizeof record && record.type == TERRET_WIRE_EVENT_FAILED)
     {
-      /* As a directory checked on this host is (terret-command-run.c). */
       if (record.b == TERRET_WIRE_STAGE_CWD)
-        g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+        g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_FAILED,
                      "Could not enter the working directory “%s”: %s", cwd,
                      g_strerror (record.a));
       else if (record.b == TERRET_WIRE_STAGE_EXEC)
