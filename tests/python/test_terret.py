@@ -360,12 +360,14 @@ class TestPty(BackendTests, TerretTestCase):
         self.assertEqual(outcome['first'].get_exit_status(), 0)
         self.assertEqual(outcome['first'].get_stdout().get_data(), b'first\n')
 
-    def test_request_cwd_not_supported(self):
-        request = Terret.Request.new('true')
+    def test_request_cwd(self):
+        # The command runs there; the session's own cwd is back after it.
+        before = self.run_command('pwd').get_stdout().get_data()
+        request = Terret.Request.new('pwd; cd /tmp')
         request.set_cwd('/')
-        with self.assertRaises(GLib.Error) as cm:
-            self.executor.run(request, None)
-        self.assertExecError(cm.exception, Terret.ExecError.NOT_SUPPORTED)
+        result = self.executor.run(request, None)
+        self.assertEqual(result.get_stdout().get_data(), b'/\n')
+        self.assertEqual(self.run_command('pwd').get_stdout().get_data(), before)
 
 
 class TapResult(unittest.TestResult):
