@@ -105,8 +105,8 @@ _terret_shell_run_new (const TerretShellRunHost *host,
  * _terret_shell_run_describe:
  *
  * For a list: the run's command, its start (wall clock, microseconds)
- * and the bytes of output it carried so far. Read from whatever thread
- * lists, while the run goes on: a count a read behind is still a count.
+ * and the bytes of output it carried so far, read while the run goes on,
+ * on the thread that runs it (as input, interrupts and polls are).
  */
 void
 _terret_shell_run_describe (TerretShellRun  *run,
