@@ -15,6 +15,7 @@
 #include "terret-result.h"
 #include "terret-executor.h"
 #include "terret-backend-info.h"
+#include "terret-session-info.h"
 #include "terret-process.h"
 #include "terret-launcher.h"
 #include "terret-far-side.h"

@@ -49,7 +49,10 @@ struct _TerretResult
   TerretSpool *spool[2];        /* (owned) (nullable) */
   int exit_status;              /* -1 when none */
   int term_signal;              /* 0 when none */
+  GArray *pipestatus;           /* (owned) (nullable) of int */
+  TerretClock clock;
   guint timed_out : 1;
+  guint stalled : 1;
   guint running : 1;
 };
 
@@ -65,6 +68,7 @@ terret_result_finalize (GObject *object)
   if (self->notice != NULL)
     g_string_free (g_steal_pointer (&self->notice), TRUE);
   g_clear_pointer (&self->cwd, g_free);
+  g_clear_pointer (&self->pipestatus, g_array_unref);
   g_clear_pointer (&self->spool[0], _terret_spool_unref);
   g_clear_pointer (&self->spool[1], _terret_spool_unref);
 
@@ -342,6 +346,138 @@ terret_result_get_cwd (TerretResult *self)
   g_return_val_if_fail (TERRET_IS_RESULT (self), NULL);
 
   return self->cwd;
+}
+
+/**
+ * terret_result_get_pipestatus:
+ * @self: a result
+ * @n_statuses: (out) (optional): return location for the number of statuses
+ *
+ * Gets the exit statuses of the commands of the last pipeline the command
+ * line ran, as bash's `PIPESTATUS` has them: `false | true` gives 1 and 0,
+ * where the exit status is the last one's (0) unless `pipefail` is on.
+ *
+ * Returns: (nullable) (array length=n_statuses): the statuses, or %NULL
+ *   where the backend cannot know them (see the backend's documentation)
+ *   or none were seen
+ *
+ * Since: 0.2
+ */
+const int *
+terret_result_get_pipestatus (TerretResult *self,
+                              guint        *n_statuses)
+{
+  if (n_statuses != NULL)
+    *n_statuses = 0;
+  g_return_val_if_fail (TERRET_IS_RESULT (self), NULL);
+
+  if (self->pipestatus == NULL)
+    return NULL;
+  if (n_statuses != NULL)
+    *n_statuses = self->pipestatus->len;
+  return (const int *)(gpointer)self->pipestatus->data;
+}
+
+/**
+ * terret_result_get_clock:
+ * @self: a result
+ *
+ * Gets which of the request's clocks ended the command or handed it back:
+ * %TERRET_CLOCK_NONE when none did (it ended on its own, or was stopped).
+ *
+ * Returns: the clock
+ *
+ * Since: 0.2
+ */
+TerretClock
+terret_result_get_clock (TerretResult *self)
+{
+  g_return_val_if_fail (TERRET_IS_RESULT (self), TERRET_CLOCK_NONE);
+
+  return self->clock;
+}
+
+/**
+ * terret_result_get_stalled:
+ * @self: a result
+ *
+ * Gets whether the command was handed back because it printed nothing
+ * for its idle timeout (`on_idle` return): it goes on, and may be
+ * waiting for input.
+ *
+ * Returns: whether the command stalled
+ *
+ * Since: 0.2
+ */
+gboolean
+terret_result_get_stalled (TerretResult *self)
+{
+  g_return_val_if_fail (TERRET_IS_RESULT (self), FALSE);
+
+  return self->stalled;
+}
+
+/**
+ * terret_result_set_pipestatus:
+ * @self: a result
+ * @statuses: (array length=n_statuses) (nullable): the statuses
+ * @n_statuses: how many
+ *
+ * Sets the statuses of the last pipeline; see
+ * [method@Terret.Result.get_pipestatus].
+ *
+ * Since: 0.2
+ */
+void
+terret_result_set_pipestatus (TerretResult *self,
+                              const int    *statuses,
+                              guint         n_statuses)
+{
+  g_return_if_fail (TERRET_IS_RESULT (self));
+  g_return_if_fail (statuses != NULL || n_statuses == 0);
+
+  g_clear_pointer (&self->pipestatus, g_array_unref);
+  if (statuses == NULL)
+    return;
+  self->pipestatus = g_array_sized_new (FALSE, FALSE, sizeof (int), n_statuses);
+  g_array_append_vals (self->pipestatus, statuses, n_statuses);
+}
+
+/**
+ * terret_result_set_clock:
+ * @self: a result
+ * @clock: the clock that ended the command or handed it back
+ *
+ * Sets which clock ended the command; see [method@Terret.Result.get_clock].
+ *
+ * Since: 0.2
+ */
+void
+terret_result_set_clock (TerretResult *self,
+                         TerretClock   clock)
+{
+  g_return_if_fail (TERRET_IS_RESULT (self));
+
+  self->clock = clock;
+}
+
+/**
+ * terret_result_set_stalled:
+ * @self: a result
+ * @stalled: whether the command stalled
+ *
+ * Sets whether the command was handed back for printing nothing; see
+ * [method@Terret.Result.get_stalled].
+ *
+ * Since: 0.2
+ */
+void
+terret_result_set_stalled (TerretResult *self,
+                           gboolean      stalled)
+{
+  g_return_if_fail (TERRET_IS_RESULT (self));
+
+  self->stalled = !!stalled;
 }
 
 /**

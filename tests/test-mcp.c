@@ -303,6 +303,8 @@ check_tools_list (const char *backend)
     g_ptr_array_add (expected, (char *) "bash_poll");
   if (caps & TERRET_CAPABILITY_PERSISTENT_SESSIONS)
     g_ptr_array_add (expected, (char *) "bash_close");
+  if (caps & TERRET_CAPABILITY_LIST)
+    g_ptr_array_add (expected, (char *) "bash_list");
 
   mcp_start (&mcp, backend);
   mcp_initialize (&mcp);
@@ -318,6 +320,10 @@ check_tools_list (const char *backend)
       g_assert_cmpstr (json_object_get_string_member (tool, "name"), ==, g_ptr_array_index (expected, i));
       g_assert_cmpstr (json_object_get_string_member (schema, "type"), ==, "object");
       g_assert_nonnull (json_object_get_string_member (tool, "description"));
+      /* bash_list declares its own output: the sessions. */
+      if (g_str_equal (g_ptr_array_index (expected, i), "bash_list"))
+        g_assert_true (json_object_has_member (json_object_get_object_member (json_object_get_object_member (tool, "outputSchema"),
+                                                                              "properties"), "sessions"));
     }
 
   /* bash declares serve's run fields as its output. */
@@ -326,7 +332,8 @@ check_tools_list (const char *backend)
     JsonObject *output = json_object_get_object_member (bash, "outputSchema");
     JsonObject *properties = json_object_get_object_member (output, "properties");
     const char *fields[] = { "status", "signal", "stdout", "stdout_base64", "stderr", "notice",
-                             "timed_out", "running", "dropped", "cwd" };
+                             "timed_out", "running", "dropped", "cwd", "clock", "stalled",
+                             "pipestatus" };
 
     for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
       g_assert_true (json_object_has_member (properties, fields[i]));
@@ -484,7 +491,7 @@ test_malformed (void)
   response = mcp_tool (&mcp, "bash", "{\"command\": 42}");
   g_assert_cmpint (error_code_of (response), ==, -32602);
   g_clear_pointer (&response, json_node_unref);
-  response = mcp_tool (&mcp, "bash", "{\"command\": \"true\", \"cwd\": \"/\"}");
+  response = mcp_tool (&mcp, "bash", "{\"command\": \"true\", \"cwd\": [\"/\"]}");
   g_assert_cmpint (error_code_of (response), ==, -32602);
   g_clear_pointer (&response, json_node_unref);
   response = mcp_tool (&mcp, "bash", "{\"command\": \"true\", \"on_timeout\": \"wait\"}");
@@ -548,7 +555,11 @@ test_refusals (void)
     { "{\"jsonrpc\": \"2.0\", \"id\": 15, \"method\": \"tools/call\", \"params\": {\"name\": \"bash\", "
       "\"arguments\": {\"command\": \"true\", \"keep_full_output\": 1}}}", -32602, "15", "“keep_full_output”" },
     { "{\"jsonrpc\": \"2.0\", \"id\": 16, \"method\": \"tools/call\", \"params\": {\"name\": \"bash\", "
-      "\"arguments\": {\"command\": \"true\", \"cwd\": \"/\"}}}", -32602, "16", "“cwd”" },
+      "\"arguments\": {\"command\": \"true\", \"cwd\": 5}}}", -32602, "16", "“cwd”" },
+    { "{\"jsonrpc\": \"2.0\", \"id\": 22, \"method\": \"tools/call\", \"params\": {\"name\": \"bash\", "
+      "\"arguments\": {\"command\": \"true\", \"env\": [\"A=1\"]}}}", -32602, "22", "“env”" },
+    { "{\"jsonrpc\": \"2.0\", \"id\": 23, \"method\": \"tools/call\", \"params\": {\"name\": \"bash\", "
+      "\"arguments\": {\"command\": \"true\", \"on_idle\": \"wait\"}}}", -32602, "23", "“on_idle”" },
     /* The session tools. */
     { "{\"jsonrpc\": \"2.0\", \"id\": 17, \"method\": \"tools/call\", \"params\": {\"name\": \"bash_input\", "
       "\"arguments\": {}}}", -32602, "17", "“data”", TRUE },
@@ -752,6 +763,63 @@ test_detach_poll (void)
   mcp_finish (&mcp);
 }
 
+/* A model that lost a session's name finds its command with bash_list;
+ * bash takes a cwd, variables and the clocks, and says how a pipeline's
+ * commands ended. */
+static void
+test_list_clocks_context (void)
+{
+  g_auto(Mcp) mcp = { 0 };
+  g_autoptr(JsonNode) response = NULL;
+  JsonObject *result, *entry;
+  JsonArray *sessions, *statuses;
+
+  REQUIRE_BACKEND ("pty");
+
+  g_test_summary ("bash_list shows a command handed back by return_after; bash takes cwd, "
+                  "env and idle_timeout, and reports pipestatus and stalled");
+  mcp_start (&mcp, "pty");
+  mcp_initialize (&mcp);
+
+  response = mcp_tool (&mcp, "bash", "{\"session\": \"lost\", \"command\": \"echo up; sleep 60\", "
+                                     "\"return_after\": 0.5, \"deadline\": 60}");
+  result = structured_of (result_of (response));
+  g_assert_true (json_object_get_boolean_member (result, "running"));
+  g_assert_cmpstr (json_object_get_string_member (result, "clock"), ==, "return-after");
+  g_clear_pointer (&response, json_node_unref);
+
+  response = mcp_tool (&mcp, "bash_list", "{}");
+  result = structured_of (result_of (response));
+  sessions = json_object_get_array_member (result, "sessions");
+  g_assert_cmpuint (json_array_get_length (sessions), ==, 1);
+  entry = json_array_get_object_element (sessions, 0);
+  g_assert_cmpstr (json_object_get_string_member (entry, "session"), ==, "lost");
+  g_assert_cmpstr (json_object_get_string_member (entry, "state"), ==, "detached");
+  g_assert_cmpstr (json_object_get_string_member (entry, "command"), ==, "echo up; sleep 60");
+  g_assert_nonnull (strstr (tool_text (result_of (response)), "“lost”: running, handed back"));
+  g_clear_pointer (&response, json_node_unref);
+
+  response = mcp_tool (&mcp, "bash", "{\"command\": \"echo \\\"$PWD $A\\\"; (exit 2) | true\", "
+                                     "\"cwd\": \"/usr\", \"env\": {\"A\": \"b\"}}");
+  result = structured_of (result_of (response));
+  g_assert_cmpstr (json_object_get_string_member (result, "stdout"), ==, "/usr b\n");
+  statuses = json_object_get_array_member (result, "pipestatus");
+  g_assert_cmpuint (json_array_get_length (statuses), ==, 2);
+  g_assert_cmpint (json_array_get_int_element (statuses, 0), ==, 2);
+  g_assert_nonnull (strstr (tool_text (result_of (response)), "pipeline statuses 2 0"));
+  g_clear_pointer (&response, json_node_unref);
+
+  response = mcp_tool (&mcp, "bash", "{\"session\": \"ask\", \"command\": \"printf 'sure? '; read x\", "
+                                     "\"idle_timeout\": 0.5, \"on_idle\": \"return\"}");
+  result = structured_of (result_of (response));
+  g_assert_true (json_object_get_boolean_member (result, "stalled"));
+  g_assert_true (json_object_get_boolean_member (result, "running"));
+  g_assert_nonnull (strstr (tool_text (result_of (response)), "stalled"));
+  g_clear_pointer (&response, json_node_unref);
+
+  mcp_finish (&mcp);
+}
+
 static void
 test_progress (void)
 {
@@ -874,6 +942,7 @@ main (int    argc,
   g_test_add_func ("/mcp/long-line", test_long_line);
   g_test_add_func ("/mcp/is-error", test_is_error);
   g_test_add_func ("/mcp/detach-poll", test_detach_poll);
+  g_test_add_func ("/mcp/list-clocks-context", test_list_clocks_context);
   g_test_add_func ("/mcp/progress", test_progress);
   g_test_add_func ("/mcp/cancel", test_cancel);
   g_test_add_func ("/mcp/eof-in-flight", test_eof_in_flight);

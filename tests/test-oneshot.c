@@ -228,7 +228,9 @@ test_capabilities (void)
                    TERRET_CAPABILITY_PROGRESS |
                    TERRET_CAPABILITY_INTERRUPT |
                    TERRET_CAPABILITY_POLL |
-                   TERRET_CAPABILITY_DETACH);
+                   TERRET_CAPABILITY_DETACH |
+                   TERRET_CAPABILITY_CLOCKS |
+                   TERRET_CAPABILITY_LIST);
   g_assert_cmpint (terret_executor_get_session_pid (executor, TERRET_DEFAULT_SESSION), ==, 0);
 }
 

@@ -14,6 +14,7 @@ G_BEGIN_DECLS
 /*
  * CliFieldType:
  * @CLI_FIELD_STRING: a string
+ * @CLI_FIELD_ENV: an object of strings, variable to value
  * @CLI_FIELD_SECONDS: a number of seconds, fractions allowed, 0 to %G_MAXINT
  * @CLI_FIELD_BOOLEAN: true or false
  * @CLI_FIELD_ENUM: a string, one of an enum's nicks
@@ -23,6 +24,7 @@ G_BEGIN_DECLS
  */
 typedef enum {
   CLI_FIELD_STRING,
+  CLI_FIELD_ENV,
   CLI_FIELD_SECONDS,
   CLI_FIELD_BOOLEAN,
   CLI_FIELD_ENUM,
@@ -81,6 +83,9 @@ gboolean        cli_enum_from_nick            (GType                type,
                                                const char          *nick,
                                                int                 *value,
                                                GError             **error);
+
+JsonObject     *cli_session_infos_members     (GPtrArray           *infos);
+JsonNode       *cli_session_infos_schema      (void);
 
 void            cli_result_add_members        (JsonBuilder         *builder,
                                                TerretResult        *result);

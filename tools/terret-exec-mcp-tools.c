@@ -161,6 +161,22 @@ result_text (TerretResult *result)
     g_ptr_array_add (facts, g_strdup ("no exit status"));
   if (terret_result_get_timed_out (result))
     g_ptr_array_add (facts, g_strdup ("timed out"));
+  if (terret_result_get_stalled (result))
+    g_ptr_array_add (facts, g_strdup ("stalled: no output for idle_timeout; it may wait for input"));
+  {
+    guint n = 0;
+    const int *statuses = terret_result_get_pipestatus (result, &n);
+
+    /* The statuses a pipeline's exit status hides (`make | tail`). */
+    if (statuses != NULL && n > 1)
+      {
+        g_autoptr(GString) list = g_string_new (NULL);
+
+        for (guint i = 0; i < n; i++)
+          g_string_append_printf (list, "%s%d", i > 0 ? " " : "", statuses[i]);
+        g_ptr_array_add (facts, g_strdup_printf ("pipeline statuses %s", list->str));
+      }
+  }
   if (dropped > 0)
     g_ptr_array_add (facts, g_strdup_printf ("%" G_GSIZE_FORMAT " bytes of output dropped", dropped));
   if (terret_result_get_notice (result) != NULL)
@@ -197,6 +213,19 @@ cli_mcp_tool_result (const CliOutcome *outcome,
 {
   if (outcome->result != NULL)
     return run_result_new (outcome->result, structured);
+  if (outcome->data != NULL)
+    {
+      JsonNode *node = tool_result_new (outcome->text, NULL, FALSE, FALSE);
+
+      if (structured)
+        {
+          JsonNode *data = json_node_new (JSON_NODE_OBJECT);
+
+          json_node_set_object (data, outcome->data);
+          json_object_set_member (json_node_get_object (node), "structuredContent", data);
+        }
+      return node;
+    }
   if (outcome->error != NULL)
     return tool_error_new (outcome->error);
   return tool_result_new (outcome->text != NULL ? outcome->text : "done", NULL, FALSE, FALSE);
@@ -260,6 +289,12 @@ add_tool (JsonBuilder        *builder,
   json_builder_set_member_name (builder, "additionalProperties");
   json_builder_add_boolean_value (builder, FALSE);
   json_builder_end_object (builder);
+
+  if (op->output_schema != NULL && structured)
+    {
+      json_builder_set_member_name (builder, "outputSchema");
+      json_builder_add_value (builder, op->output_schema ());
+    }
 
   if (op->has_result && structured)
     {

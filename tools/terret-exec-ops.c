@@ -298,6 +298,83 @@ op_cancel (CliCall        *call,
   return FALSE;
 }
 
+/* list ----------------------------------------------------------------- */
+
+/* The list as a model reads it: a line per session. */
+static char *
+describe_infos (GPtrArray *infos)
+{
+  GString *text = g_string_new (NULL);
+  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+
+  if (infos->len == 0)
+    g_string_append (text, "no sessions and nothing running");
+  for (guint i = 0; i < infos->len; i++)
+    {
+      TerretSessionInfo *info = g_ptr_array_index (infos, i);
+      GDateTime *started = terret_session_info_get_started (info);
+      const char *command = terret_session_info_get_command (info);
+      static const char * const states[] = {
+        [TERRET_SESSION_STATE_IDLE] = "idle",
+        [TERRET_SESSION_STATE_RUNNING] = "running (a call waits for it)",
+        [TERRET_SESSION_STATE_DETACHED] = "running, handed back (bash_poll, bash_input, "
+                                          "bash_interrupt, bash_close reach it)",
+        [TERRET_SESSION_STATE_ENDED] = "ended; bash_poll collects its end",
+      };
+
+      g_string_append_printf (text, "%s“%s”: %s", i > 0 ? "\n" : "", terret_session_info_get_key (info),
+                              states[terret_session_info_get_state (info)]);
+      if (command != NULL)
+        {
+          g_autofree char *valid = g_utf8_make_valid (command, -1);
+
+          g_string_append_printf (text, "; command: %s", valid);
+        }
+      if (started != NULL)
+        g_string_append_printf (text, "; started %.0f s ago",
+                                g_date_time_difference (now, started) / (double)G_USEC_PER_SEC);
+      if (command != NULL)
+        g_string_append_printf (text, "; %" G_GUINT64_FORMAT " bytes of output",
+                                terret_session_info_get_output_bytes (info));
+      if (terret_session_info_get_pid (info) > 0)
+        g_string_append_printf (text, "; pid %d", (int)terret_session_info_get_pid (info));
+    }
+
+  return g_string_free (text, FALSE);
+}
+
+static void
+list_done (GObject      *object,
+           GAsyncResult *res,
+           gpointer      user_data)
+{
+  CliCall *call = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) infos = terret_executor_list_finish (TERRET_EXECUTOR (object), res, &error);
+  g_autoptr(JsonObject) members = NULL;
+  g_autofree char *text = NULL;
+
+  if (infos == NULL)
+    {
+      cli_call_return (call, NULL, error, NULL);
+      return;
+    }
+  members = cli_session_infos_members (infos);
+  text = describe_infos (infos);
+  cli_call_return_data (call, members, text);
+}
+
+static gboolean
+op_list (CliCall        *call,
+         JsonObject     *fields,
+         TerretRequest  *request,
+         GError        **error)
+{
+  terret_executor_list_async (cli_stdio_get_executor (cli_call_get_server (call)),
+                              cli_call_get_cancellable (call), list_done, call);
+  return TRUE;
+}
+
 /* The table ------------------------------------------------------------ */
 
 static const char * const input_fields[] = { "session", "data", "data_base64", NULL };
@@ -331,6 +408,13 @@ static const CliOp ops[] = {
     .description = "Ends a session's shell and everything running in it; the next bash call "
                    "in that session starts a fresh shell.",
     .func = op_close },
+  { .name = "list", .tool = "bash_list", .needs = TERRET_CAPABILITY_LIST,
+    .output_schema = cli_session_infos_schema,
+    .description = "Lists the sessions and the commands running in them or left running "
+                   "(return_after, on_timeout detach, on_idle return): each with its state, "
+                   "command, start and output so far. Use it to find a command whose session "
+                   "you lost track of.",
+    .func = op_list },
   { .name = "close-all", .func = op_close_all },
   /* MCP cancels with notifications/cancelled. */
   { .name = "cancel", .fields = cancel_fields, .func = op_cancel },

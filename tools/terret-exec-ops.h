@@ -37,6 +37,8 @@ typedef gboolean (*CliOpFunc) (CliCall        *call,
  * @has_result: it answers with the run fields (mcp: an outputSchema)
  * @description: the tool's, for a model
  * @func: carries it out
+ * @output_schema: (nullable): for an op that answers with data of its own
+ *   (cli_call_return_data()), its JSON Schema (mcp: an outputSchema)
  *
  * One op. Adding one is a row here and its function: both dialects,
  * mcp's tools/list and --help come from the rows.
@@ -52,6 +54,7 @@ typedef struct
   gboolean has_result;
   const char *description;
   CliOpFunc func;
+  JsonNode *(*output_schema) (void);
 } CliOp;
 
 const CliOp *cli_ops_list      (guint              *n_ops);

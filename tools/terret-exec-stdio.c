@@ -331,7 +331,29 @@ cli_call_return (CliCall      *call,
                  const char   *text)
 {
   CliStdio *server = call->server;
-  CliOutcome outcome = { result, error, text };
+  CliOutcome outcome = { result, error, text, NULL };
+
+  g_queue_unlink (&server->calls, &call->link);
+  server->dialect->respond (server, call, &outcome);
+  call_free (call);
+
+  server_maybe_finish (server);
+}
+
+/*
+ * cli_call_return_data:
+ * @data: the members of the answer
+ * @text: the same in words, for a model
+ *
+ * Ends @call with what an op that runs nothing found.
+ */
+void
+cli_call_return_data (CliCall    *call,
+                      JsonObject *data,
+                      const char *text)
+{
+  CliStdio *server = call->server;
+  CliOutcome outcome = { NULL, NULL, text, data };
 
   g_queue_unlink (&server->calls, &call->link);
   server->dialect->respond (server, call, &outcome);

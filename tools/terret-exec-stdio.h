@@ -34,6 +34,8 @@ typedef enum {
  * @result: (nullable): what the command left behind: it ran
  * @error: (nullable): why nothing was done, or that the call was cancelled
  * @text: (nullable): what was done, in words a model reads
+ * @data: (nullable): what an op that runs nothing found (a read), as the
+ *   members of its answer; @text says it in words
  *
  * How a call ended: a result, an error, or neither (done, as @text says).
  */
@@ -42,6 +44,7 @@ typedef struct
   TerretResult *result;
   const GError *error;
   const char *text;
+  JsonObject *data;
 } CliOutcome;
 
 /*
@@ -137,6 +140,9 @@ void             cli_call_set_data         (CliCall           *call,
 void             cli_call_return           (CliCall           *call,
                                             TerretResult      *result,
                                             const GError      *error,
+                                            const char        *text);
+void             cli_call_return_data      (CliCall           *call,
+                                            JsonObject        *data,
                                             const char        *text);
 void             cli_call_drop             (CliCall           *call);
 
