@@ -308,6 +308,7 @@ static const char * const cancel_fields[] = { "target", "session", NULL };
 /* In the order tools/list gives the tools. */
 static const CliOp ops[] = {
   { .name = "run", .tool = "bash", .takes_request = TRUE, .required = "command", .has_result = TRUE,
+    .tasks = TRUE,
     .description = "Runs a command line in bash and returns its output and exit status. "
                    "Each session is one shell where the backend keeps sessions: cd and export "
                    "persist from one call to the next. A session runs one command at a time; "
