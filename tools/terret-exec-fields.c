@@ -50,6 +50,23 @@ static const CliField fields[] = {
     .description = "Seconds to wait for new output at most; 0 or absent: answer at once" },
   { .name = "target", .type = CLI_FIELD_ANY,
     .description = "The id of the run or poll to cancel" },
+
+  /* read's: a range of a run's full output. */
+  { .name = "path", .type = CLI_FIELD_STRING,
+    .description = "A full_output path a result gave; default: the last run of the session" },
+  { .name = "stream", .type = CLI_FIELD_STRING,
+    .description = "\"stdout\" (default) or \"stderr\", where the backend keeps it apart" },
+  { .name = "offset", .type = CLI_FIELD_COUNT,
+    .description = "The byte to start at (omitted_at of a cut result is where its middle begins)" },
+  { .name = "length", .type = CLI_FIELD_COUNT,
+    .description = "Bytes to read at most from offset" },
+  { .name = "line", .type = CLI_FIELD_COUNT,
+    .description = "The line to start at (1 is the first), instead of offset" },
+  { .name = "lines", .type = CLI_FIELD_COUNT,
+    .description = "Lines to read at most" },
+  { .name = "pattern", .type = CLI_FIELD_STRING,
+    .description = "A regular expression (PCRE): only the lines it matches, each with its line "
+                   "number and offset" },
 };
 
 /*
@@ -238,6 +255,13 @@ cli_field_check (const CliField  *field,
                                    json_node_get_string (value), &unused, error);
       }
 
+    case CLI_FIELD_COUNT:
+      if (held == G_TYPE_INT64 && json_node_get_int (value) >= 0)
+        return TRUE;
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                   "“%s” must be a whole number from 0", field->name);
+      return FALSE;
+
     case CLI_FIELD_ANY:
     default:
       return TRUE;
@@ -263,6 +287,7 @@ cli_field_schema (const CliField     *field,
     [CLI_FIELD_BOOLEAN] = "boolean",
     [CLI_FIELD_ENUM] = "string",
     [CLI_FIELD_ANY] = NULL,
+    [CLI_FIELD_COUNT] = "integer",
   };
 
   json_builder_begin_object (builder);
@@ -271,7 +296,7 @@ cli_field_schema (const CliField     *field,
       json_builder_set_member_name (builder, "type");
       json_builder_add_string_value (builder, json_types[type]);
     }
-  if (type == CLI_FIELD_SECONDS)
+  if (type == CLI_FIELD_SECONDS || type == CLI_FIELD_COUNT)
     {
       json_builder_set_member_name (builder, "minimum");
       json_builder_add_int_value (builder, 0);
@@ -335,6 +360,7 @@ cli_request_from_fields (JsonObject *object)
           g_value_set_enum (&value, nick_value);
           break;
         case CLI_FIELD_ANY:
+        case CLI_FIELD_COUNT:
         default:
           g_assert_not_reached ();
         }
@@ -395,6 +421,16 @@ cli_check_seconds (const char  *what,
   g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
                "%s must be a number of seconds from 0 to %d", what, G_MAXINT);
   return FALSE;
+}
+
+/* A checked count, or -1 when absent or null. */
+gint64
+cli_fields_get_count (JsonObject *object,
+                      const char *name)
+{
+  JsonNode *member = json_object_get_member (object, name);
+
+  return member != NULL && !JSON_NODE_HOLDS_NULL (member) ? json_node_get_int (member) : -1;
 }
 
 /* A checked duration, or 0 when absent or null. */

@@ -197,6 +197,19 @@ cli_mcp_tool_result (const CliOutcome *outcome,
 {
   if (outcome->result != NULL)
     return run_result_new (outcome->result, structured);
+  if (outcome->data != NULL)
+    {
+      JsonNode *node = tool_result_new (outcome->text, NULL, FALSE, FALSE);
+
+      if (structured)
+        {
+          JsonNode *data = json_node_new (JSON_NODE_OBJECT);
+
+          json_node_set_object (data, outcome->data);
+          json_object_set_member (json_node_get_object (node), "structuredContent", data);
+        }
+      return node;
+    }
   if (outcome->error != NULL)
     return tool_error_new (outcome->error);
   return tool_result_new (outcome->text != NULL ? outcome->text : "done", NULL, FALSE, FALSE);

@@ -707,7 +707,7 @@ method_tasks_cancel (CliStdio   *server,
   g_autoptr(GError) cancelled = NULL;
   g_autofree char *call_key = NULL;
   g_autofree char *text = NULL;
-  CliOutcome outcome = { NULL, NULL, NULL };
+  CliOutcome outcome = { NULL, NULL, NULL, NULL };
   CliMcpTask *task = find_task (server, id, params, "cancel");
 
   if (task == NULL)
@@ -938,6 +938,7 @@ static const CliDialect mcp_dialect = {
   .envelope = NULL,
   .cancel_at_end = TRUE,
   .strict_close = TRUE,
+  .keep_full_output = TRUE,
   .summary = mcp_summary,
   .reference = "docs/mcp.md",
   .handle = mcp_handle,
