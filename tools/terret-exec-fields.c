@@ -652,6 +652,49 @@ add_omitted_at (JsonBuilder       *builder,
 }
 
 static void
+add_omitted_lines (JsonBuilder       *builder,
+                   const ResultField *field,
+                   TerretResult      *result)
+{
+  json_builder_set_member_name (builder, field->name);
+  if (terret_result_get_dropped (result, field->stream) > 0)
+    json_builder_add_int_value (builder, (gint64) terret_result_get_omitted_lines (result, field->stream));
+  else
+    json_builder_add_null_value (builder);
+}
+
+/* [{"offset": N, "text": "..."}]: the omitted lines that look like errors. */
+static void
+add_omitted_errors (JsonBuilder       *builder,
+                    const ResultField *field,
+                    TerretResult      *result)
+{
+  GPtrArray *lines = terret_result_get_omitted_errors (result, field->stream);
+
+  json_builder_set_member_name (builder, field->name);
+  if (lines == NULL || terret_result_get_dropped (result, field->stream) == 0)
+    {
+      json_builder_add_null_value (builder);
+      return;
+    }
+
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < lines->len; i++)
+    {
+      TerretOutputLine *line = g_ptr_array_index (lines, i);
+      gsize len = 0;
+      const guint8 *data = g_bytes_get_data (terret_output_line_get_text (line), &len);
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "offset");
+      json_builder_add_int_value (builder, (gint64) terret_output_line_get_offset (line));
+      add_bytes_member (builder, "text", data, len);
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+}
+
+static void
 add_full_output (JsonBuilder       *builder,
                  const ResultField *field,
                  TerretResult      *result)
@@ -691,12 +734,22 @@ static const ResultField result_fields[] = {
   { "stdout_dropped", "\"integer\"", "Bytes of stdout the capture dropped", add_dropped },
   { "omitted_at", "[\"integer\", \"null\"]",
     "Where in the output the omitted bytes begin (stdout_dropped of them)", add_omitted_at },
+  { "omitted_lines", "[\"integer\", \"null\"]",
+    "How many lines the omitted bytes held (their newlines)", add_omitted_lines },
+  { "omitted_errors", "[\"array\", \"null\"]",
+    "The first omitted lines that look like errors (compiler, test runner, traceback, error:), "
+    "each {offset, text}: read around one with bash_output", add_omitted_errors },
   { "full_output", "[\"string\", \"null\"]", "The file holding the whole output, with keep_full_output",
     add_full_output, .bytes = TRUE },
   { "stderr_dropped", "\"integer\"", "Bytes of stderr the capture dropped",
     add_dropped, .stream = TERRET_STREAM_STDERR },
   { "stderr_omitted_at", "[\"integer\", \"null\"]", "Where in stderr the omitted bytes begin",
     add_omitted_at, .stream = TERRET_STREAM_STDERR },
+  { "stderr_omitted_lines", "[\"integer\", \"null\"]", "How many lines the omitted stderr held",
+    add_omitted_lines, .stream = TERRET_STREAM_STDERR },
+  { "stderr_omitted_errors", "[\"array\", \"null\"]",
+    "The first omitted stderr lines that look like errors, each {offset, text}",
+    add_omitted_errors, .stream = TERRET_STREAM_STDERR },
   { "stderr_full_output", "[\"string\", \"null\"]",
     "The file holding the whole of stderr, with keep_full_output",
     add_full_output, .bytes = TRUE, .stream = TERRET_STREAM_STDERR },
