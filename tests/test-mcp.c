@@ -56,19 +56,29 @@ mcp_clear (Mcp *mcp)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Mcp, mcp_clear)
 
+/* With @setting (KEY=VALUE), or none. */
 static void
-mcp_start (Mcp        *mcp,
-           const char *backend)
+mcp_start_with (Mcp        *mcp,
+                const char *backend,
+                const char *setting)
 {
   g_autoptr(GError) error = NULL;
 
   mcp->proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE,
-                                &error, terret_test_cli_path (), "mcp", "--backend", backend, NULL);
+                                &error, terret_test_cli_path (), "mcp", "--backend", backend,
+                                setting != NULL ? "--set" : NULL, setting, NULL);
   g_assert_no_error (error);
 
   mcp->input = g_object_ref (g_subprocess_get_stdin_pipe (mcp->proc));
   mcp->output = g_data_input_stream_new (g_subprocess_get_stdout_pipe (mcp->proc));
   mcp->next_id = 1;
+}
+
+static void
+mcp_start (Mcp        *mcp,
+           const char *backend)
+{
+  mcp_start_with (mcp, backend, NULL);
 }
 
 static void
@@ -309,6 +319,8 @@ check_tools_list (const char *backend)
     g_ptr_array_add (expected, (char *) "bash_interrupt");
   if (caps & TERRET_CAPABILITY_POLL)
     g_ptr_array_add (expected, (char *) "bash_poll");
+  if (caps & TERRET_CAPABILITY_RUNS_COMMANDS)
+    g_ptr_array_add (expected, (char *) "bash_output");
   if (caps & TERRET_CAPABILITY_PERSISTENT_SESSIONS)
     g_ptr_array_add (expected, (char *) "bash_close");
 
@@ -1028,6 +1040,57 @@ test_tasks_wait_and_eof (void)
   terret_test_wait_gone_all (pids);
 }
 
+/* mcp keeps every run's full output unless the call says otherwise, and
+ * bash_output reads it; the cut result names the error in its middle. */
+static void
+test_bash_output (void)
+{
+  g_auto(Mcp) mcp = { 0 };
+  g_autoptr(JsonNode) response = NULL;
+  JsonObject *out;
+  JsonArray *errors;
+  const char *text;
+  gint64 at;
+  g_autofree char *args = NULL;
+
+  REQUIRE_BACKEND ("pty");
+
+  g_test_summary ("mcp keeps full output by default; bash_output reads a cut result's middle by "
+                  "offset and pattern; a run that kept none is a tool error saying so");
+  mcp_start_with (&mcp, "pty", "max-output=1000");
+  mcp_initialize (&mcp);
+
+  response = mcp_tool (&mcp, "bash", "{\"command\": \"seq 1 5000; echo 'FAILED test_frob'; seq 1 5000\"}");
+  out = structured_of (result_of (response));
+  g_assert_false (json_object_get_null_member (out, "full_output"));
+  errors = json_object_get_array_member (out, "omitted_errors");
+  g_assert_cmpuint (json_array_get_length (errors), ==, 1);
+  at = json_object_get_int_member (json_array_get_object_element (errors, 0), "offset");
+  g_assert_nonnull (strstr (tool_text (result_of (response)), ": FAILED test_frob …]"));
+  g_clear_pointer (&response, json_node_unref);
+
+  args = g_strdup_printf ("{\"offset\": %" G_GINT64_FORMAT ", \"length\": 17}", at);
+  response = mcp_tool (&mcp, "bash_output", args);
+  text = tool_text (result_of (response));
+  g_assert_true (g_str_has_prefix (text, "FAILED test_frob\n["));
+  g_clear_pointer (&response, json_node_unref);
+
+  response = mcp_tool (&mcp, "bash_output", "{\"pattern\": \"^FAIL\"}");
+  text = tool_text (result_of (response));
+  g_assert_true (g_str_has_prefix (text, "5001:"));
+  g_assert_nonnull (strstr (text, ": FAILED test_frob\n[1 matching lines"));
+  g_clear_pointer (&response, json_node_unref);
+
+  response = mcp_tool (&mcp, "bash", "{\"command\": \"echo x\", \"keep_full_output\": false}");
+  g_assert_true (json_object_get_null_member (structured_of (result_of (response)), "full_output"));
+  g_clear_pointer (&response, json_node_unref);
+  response = mcp_tool (&mcp, "bash_output", "{}");
+  g_assert_true (json_object_get_boolean_member (result_of (response), "isError"));
+  g_assert_nonnull (strstr (tool_text (result_of (response)), "keep_full_output"));
+
+  mcp_finish (&mcp);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1049,6 +1112,7 @@ main (int    argc,
   g_test_add_func ("/mcp/progress", test_progress);
   g_test_add_func ("/mcp/cancel", test_cancel);
   g_test_add_func ("/mcp/eof-in-flight", test_eof_in_flight);
+  g_test_add_func ("/mcp/bash-output", test_bash_output);
   g_test_add_func ("/mcp/tasks/older-revision", test_tasks_older_revision);
   g_test_add_func ("/mcp/tasks/refusals", test_tasks_refusals);
   g_test_add_func ("/mcp/tasks/wait-and-eof", test_tasks_wait_and_eof);

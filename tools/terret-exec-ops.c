@@ -125,6 +125,7 @@ op_read (CliCall        *call,
 {
   CliStdio *server = cli_call_get_server (call);
   const char *stream_name = cli_fields_get_string (fields, "stream");
+  g_autoptr(GError) local_error = NULL;
   g_autofree char *path = NULL;
   TerretStream stream = TERRET_STREAM_STDOUT;
   CliReadRange range = {
@@ -156,10 +157,15 @@ op_read (CliCall        *call,
       return FALSE;
     }
 
+  /* Nothing to read is the answer, not a malformed request: a model
+   * reads it as the tool's result. */
   path = cli_outputs_resolve (cli_stdio_get_outputs (server), session_of (fields),
-                              cli_fields_get_string (fields, "path"), stream, error);
+                              cli_fields_get_string (fields, "path"), stream, &local_error);
   if (path == NULL)
-    return FALSE;
+    {
+      cli_call_return (call, NULL, local_error, NULL);
+      return TRUE;
+    }
 
   cli_read_async (path, &range, cli_call_get_cancellable (call), read_done, call);
   return TRUE;
@@ -415,7 +421,8 @@ static const CliOp ops[] = {
     .description = "Collects the new output of a command left running by on_timeout detach, "
                    "and its exit status once it ended.",
     .func = op_poll },
-  { .name = "read", .tool = "bash_output", .fields = read_fields,
+  { .name = "read", .tool = "bash_output", .needs = TERRET_CAPABILITY_RUNS_COMMANDS,
+    .fields = read_fields,
     .description = "Reads a run's whole output, kept in a file (keep_full_output, on by default "
                    "here): a byte range (offset, length), a line range (line, lines), or the "
                    "lines matching a pattern with their line numbers. The middle a long result "
