@@ -255,6 +255,45 @@ test('a task cancelled mid-run ends its whole tree', async (client) => {
   fs.rmSync(dir, { recursive: true });
 });
 
+// A host's loop: start a dev server, get control back after 2 s, read the
+// middle of its log, stop it.
+test('a dev server: return after 2 s, read its log, stop it', async (client) => {
+  const first = structured(await bash(client, {
+    session: 'dev',
+    command: "sh -c 'echo \"listening pid $$\"; i=0; while :; do i=$((i+1)); echo \"GET /page/$i 200\"; " +
+             "[ $i = 3000 ] && echo \"Error: database connection refused\"; " +
+             "[ $i -ge 6000 ] && sleep 0.2; done'",
+    timeout: 2,
+    on_timeout: 'detach',
+  }));
+  assert.equal(first.running, true);
+  assert.ok(first.full_output, 'mcp keeps the full output by default');
+  const pid = Number(/listening pid (\d+)/.exec(first.stdout)[1]);
+
+  // The log's middle, by pattern, then the lines around the match.
+  let match;
+  await waitFor(async () => {
+    const read = await client.callTool({ name: 'bash_output', arguments: { session: 'dev', pattern: '^Error:' } });
+    match = read.structuredContent.matches[0];
+    return match !== undefined;
+  }, 'the error line reached the log');
+  assert.equal(match.text, 'Error: database connection refused');
+  assert.equal(match.line, 3002);
+  const around = await client.callTool({ name: 'bash_output', arguments: { session: 'dev', line: 3001, lines: 3 } });
+  assert.equal(around.structuredContent.data,
+               'GET /page/3000 200\nError: database connection refused\nGET /page/3001 200\n');
+
+  // Stop it.
+  const stop = await client.callTool({ name: 'bash_interrupt', arguments: { session: 'dev' } });
+  assert.equal(stop.isError, false);
+  for (let i = 0; ; i++) {
+    assert.ok(i < 100, 'the server never stopped');
+    const out = structured(await client.callTool({ name: 'bash_poll', arguments: { session: 'dev', wait: 10 } }));
+    if (!out.running) break;
+  }
+  await waitGone(pid);
+});
+
 test('closing a session never opened is a tool error', async (client) => {
   const result = await client.callTool({ name: 'bash_close', arguments: { session: 'nope' } });
   assert.equal(result.isError, true);
