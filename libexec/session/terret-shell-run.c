@@ -496,7 +496,12 @@ _terret_shell_run_start (TerretShellRun *run,
       else if (!run_start_shell (run))
         return;
       else
-        line = _terret_shell_state_new_shell (run->host.state, remote);
+        {
+          /* Asked again: whether a far launcher sets the modes is known
+           * only once the shell's process is there. */
+          remote = !terret_shell_channel_can_prepare_run (channel);
+          line = _terret_shell_state_new_shell (run->host.state, remote);
+        }
       run->expected = 0;
       timeout = run->handshake_timeout;
       run->capture = _terret_stream_capture_new (TERRET_CAPTURE_MODE_HEAD, HANDSHAKE_OUTPUT_LIMIT);

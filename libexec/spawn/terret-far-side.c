@@ -9,7 +9,7 @@
 
 #include "terret-far-side-private.h"
 #include "terret-launcher-id.h"
-#include "terret-launcher-link-private.h"
+#include "terret-launcher-program-private.h"
 
 /**
  * TerretFarSide:
@@ -187,7 +187,7 @@ terret_far_side_get_launcher (void)
 
   if (g_once_init_enter (&path))
     {
-      g_autofree char *dir = g_path_get_dirname (_terret_launcher_link_get_program ());
+      g_autofree char *dir = g_path_get_dirname (_terret_launcher_program ());
 
       g_once_init_leave (&path, (gsize)g_build_filename (dir, "terret-launcher-static", NULL));
     }

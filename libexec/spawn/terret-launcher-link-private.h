@@ -11,10 +11,6 @@
 
 G_BEGIN_DECLS
 
-/* The environment variable naming the launcher program, for uninstalled
- * trees (meson devenv and the tests set it); unset, the installed one. */
-#define TERRET_LAUNCHER_ENV "TERRET_LAUNCHER"
-
 typedef struct _TerretLauncherLink TerretLauncherLink;
 
 TerretLauncherLink *_terret_launcher_link_new          (void);
@@ -25,7 +21,6 @@ gboolean          _terret_launcher_link_is_far       (TerretLauncherLink  *self)
 TerretLauncherLink *_terret_launcher_link_ref          (TerretLauncherLink  *self);
 void              _terret_launcher_link_unref        (TerretLauncherLink  *self);
 TerretLauncherLink *_terret_launcher_link_get_default  (void);
-const char       *_terret_launcher_link_get_program  (void);
 int               _terret_launcher_link_spawn        (TerretLauncherLink  *self,
                                                    int                payload_fd,
                                                    int                unit_fd,

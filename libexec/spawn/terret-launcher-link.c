@@ -35,6 +35,7 @@
 #include "terret-error.h"
 #include "terret-far-side-private.h"
 #include "terret-launcher-link-private.h"
+#include "terret-launcher-program-private.h"
 
 struct _TerretLauncherLink
 {
@@ -163,14 +164,6 @@ _terret_launcher_link_get_default (void)
   return (TerretLauncherLink *)shared;
 }
 
-const char *
-_terret_launcher_link_get_program (void)
-{
-  const char *program = g_getenv (TERRET_LAUNCHER_ENV);
-
-  return program != NULL && *program != '\0' ? program : TERRET_LAUNCHER_PATH;
-}
-
 /* What a wrapper printed before it failed, for the error. */
 static char *
 read_said (int fd)
@@ -244,7 +237,7 @@ wait_hello (TerretLauncherLink  *self,
   if (self->wrapper == NULL)
     {
       g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE,
-                   "The launcher %s %s before it was ready", _terret_launcher_link_get_program (),
+                   "The launcher %s %s before it was ready", _terret_launcher_program (),
                    ret == 0 ? "did not answer in 30 s" : "ended");
       return FALSE;
     }
@@ -274,7 +267,7 @@ static gboolean
 link_start_far (TerretLauncherLink  *self,
                 GError             **error)
 {
-  const char *program = _terret_launcher_link_get_program ();
+  const char *program = _terret_launcher_program ();
   const char * const *far = _terret_far_side_get_argv (self->far);
   const char * const *install = _terret_far_side_get_install (self->far);
   double timeout = _terret_far_side_get_timeout (self->far);
@@ -392,7 +385,7 @@ static gboolean
 link_start (TerretLauncherLink  *self,
             GError             **error)
 {
-  const char *program = _terret_launcher_link_get_program ();
+  const char *program = _terret_launcher_program ();
   g_autofree char *program_dir = g_path_get_dirname (program);
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   char *no_environ[] = { NULL };

@@ -21,6 +21,7 @@
 #include <glib-unix.h>
 #include <glib/gstdio.h>
 
+#include "terret-ssh-master.h"
 #include "terret-ssh-mux.h"
 
 /*
@@ -83,39 +84,9 @@
  * fails too. */
 #define MAX_OPENS 3
 
-/* How long a master asked to exit gets before its unit is killed. */
-#define EXIT_GRACE_MSEC 2000
-
 /* What the session's process exits with when no master can be had (the
  * pool closed its socket): the pool knows why. */
 #define NO_MASTER_STATUS 206
-
-/* A master's stderr is kept to explain its end; a master says a line
- * for each session on a terminal it cannot copy, so it is emptied once
- * it grows past this. */
-#define MASTER_DIAGNOSTICS_KEPT (64 * 1024)
-
-typedef enum {
-  MASTER_CONNECTING,
-  MASTER_UP,
-  MASTER_GONE,
-} MasterState;
-
-typedef struct
-{
-  guint ref;                    /* under the pool's mutex */
-  char *signature;              /* (owned) the options it was opened with */
-  char *path;                   /* (owned) its ControlPath */
-  char *host;                   /* (owned) its destination, for `ssh -O exit` */
-  TerretProcess *process;       /* (owned) (nullable) until it is shut down */
-  int ready_fd;                 /* the read end of its stdout */
-  int diagnostics_fd;           /* its stderr */
-  MasterState state;
-  guint n_tickets;              /* sessions sent to it or waiting for it */
-  gboolean full;                /* it refused a session, and none left since */
-  TerretSshFailure failure;     /* once GONE */
-  char *said;                   /* (owned) (nullable) */
-} Master;
 
 struct _TerretSshMux
 {
@@ -124,7 +95,7 @@ struct _TerretSshMux
   GMutex mutex;
   char *dir;                    /* (owned) (nullable) until the first session */
   guint next_name;
-  GPtrArray *masters;           /* (owned) (element-type Master) connecting or up */
+  GPtrArray *masters;           /* (owned) (element-type TerretSshMaster) connecting or up */
   GPtrArray *tickets;           /* (owned) (element-type TerretSshMuxTicket) joined, not left */
   GQueue queue;                 /* (element-type TerretSshMuxTicket) waiting for room */
   char *capacity_signature;     /* (owned) (nullable) whom capacity was learned of */
@@ -150,7 +121,7 @@ struct _TerretSshMuxTicket
   GMainContext *context;        /* (owned) (nullable) where it is watched */
   GSource *request_source;      /* (owned) (nullable) */
   GSource *ready_source;        /* (owned) (nullable) its master coming up */
-  Master *master;               /* (owned) (nullable) */
+  TerretSshMaster *master;               /* (owned) (nullable) */
   gboolean sent;                /* its master's path was sent */
   gboolean queued;
   gboolean left;
@@ -166,10 +137,9 @@ struct _TerretSshMuxTicket
 typedef struct
 {
   GPtrArray *sources;           /* (element-type GSource) */
-  GPtrArray *masters;           /* (element-type Master) */
+  GPtrArray *masters;           /* (element-type TerretSshMaster) */
 } Deferred;
 
-static void master_unref (Master *master);
 static gboolean ticket_on_ready (int fd, GIOCondition condition, gpointer user_data);
 static gboolean ticket_on_request (int fd, GIOCondition condition, gpointer user_data);
 
@@ -199,40 +169,6 @@ deferred_drop_source (Deferred  *deferred,
   g_ptr_array_add (deferred->sources, g_steal_pointer (source));
 }
 
-static gboolean
-process_is_running (TerretProcess *process)
-{
-  return process != NULL && !terret_process_check_exited (process);
-}
-
-/* Ends @master's process: one that is up is asked to exit, and closes
- * its connection cleanly; its unit is ended whatever it did. */
-static void
-master_shut_down (Master         *master,
-                  TerretLauncher *launcher)
-{
-  g_autoptr(TerretProcess) process = g_steal_pointer (&master->process);
-
-  if (master->state == MASTER_UP && process_is_running (process) && launcher != NULL)
-    {
-      g_autofree char *control_path = g_strdup_printf ("ControlPath=%s", master->path);
-      const char *argv[] = {
-        "ssh", "-F", "none", "-o", control_path, "-O", "exit", "--", master->host, NULL,
-      };
-      g_autoptr(TerretProcess) exiter = NULL;
-
-      exiter = terret_launcher_spawn (launcher, argv, NULL);
-      if (exiter != NULL)
-        terret_process_wait_exited (exiter, EXIT_GRACE_MSEC);
-      terret_process_wait_exited (process, EXIT_GRACE_MSEC);
-    }
-
-  /* Disposing it ends its unit and waits until nothing of it is left. */
-  g_clear_object (&process);
-  /* A master that was killed leaves its socket. */
-  g_unlink (master->path);
-}
-
 static void
 deferred_flush (TerretSshMux *self,
                 Deferred     *deferred)
@@ -248,11 +184,11 @@ deferred_flush (TerretSshMux *self,
       g_mutex_unlock (&self->mutex);
 
       for (guint i = 0; i < deferred->masters->len; i++)
-        master_shut_down (g_ptr_array_index (deferred->masters, i), launcher);
+        terret_ssh_master_shut_down (g_ptr_array_index (deferred->masters, i), launcher);
 
       g_mutex_lock (&self->mutex);
       for (guint i = 0; i < deferred->masters->len; i++)
-        master_unref (g_ptr_array_index (deferred->masters, i));
+        terret_ssh_master_unref (g_ptr_array_index (deferred->masters, i));
       if (self->spare == NULL)
         self->spare = g_steal_pointer (&launcher);
       g_mutex_unlock (&self->mutex);
@@ -263,185 +199,19 @@ deferred_flush (TerretSshMux *self,
   g_clear_pointer (&deferred->sources, g_ptr_array_unref);
 }
 
-/* --- Masters ----------------------------------------------------------- */
-
-static Master *
-master_ref (Master *master)
-{
-  master->ref++;
-  return master;
-}
-
-static void
-master_unref (Master *master)
-{
-  if (--master->ref > 0)
-    return;
-
-  g_assert (master->process == NULL);
-  if (master->ready_fd >= 0)
-    close (master->ready_fd);
-  if (master->diagnostics_fd >= 0)
-    close (master->diagnostics_fd);
-  g_free (master->signature);
-  g_free (master->path);
-  g_free (master->host);
-  g_free (master->said);
-  g_free (master);
-}
-
-/* Whether a master listens on @path: a client connecting would get in.
- * Tells a master that died (killed, it leaves its socket behind) from
- * one that is there, at once. */
-static gboolean
-master_answers (const char *path)
-{
-  struct sockaddr_un addr = { .sun_family = AF_UNIX };
-  int fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  int ret;
-
-  if (fd < 0)
-    return TRUE;
-  g_strlcpy (addr.sun_path, path, sizeof addr.sun_path);
-  do
-    ret = connect (fd, (struct sockaddr *)&addr, sizeof addr);
-  while (ret < 0 && errno == EINTR);
-  /* EAGAIN: its backlog is full, so it listens. */
-  ret = ret == 0 || errno == EAGAIN;
-  close (fd);
-
-  return ret;
-}
-
-/* A master says that it cannot copy the terminal modes of each session
- * whose client has no terminal: never why it ended. */
-static void
-drop_terminal_complaints (char *text)
-{
-  char *line;
-
-  while ((line = strstr (text, "tcgetattr: ")) != NULL)
-    {
-      char *start = line, *end = strchr (line, '\n');
-
-      while (start > text && start[-1] != '\n')
-        start--;
-      if (end == NULL)
-        {
-          *start = '\0';
-          break;
-        }
-      memmove (start, end + 1, strlen (end + 1) + 1);
-    }
-}
-
-/* The master is gone (it failed to log in, or died): why, as it said. */
-static void
-master_set_gone (Master *master)
-{
-  g_autofree char *text = NULL;
-
-  if (master->state == MASTER_GONE)
-    return;
-
-  master->state = MASTER_GONE;
-  text = terret_ssh_read_diagnostics (master->diagnostics_fd);
-  drop_terminal_complaints (text);
-  /* A master only ends on its own when it failed: whatever its status,
-   * it is a client's failure. */
-  master->failure = terret_ssh_classify (text, 255, &master->said);
-  if (master->failure == TERRET_SSH_FAILURE_NONE)
-    master->failure = TERRET_SSH_FAILURE_CLOSED;
-  g_debug ("The master on %s is gone: %s", master->path,
-           master->said != NULL ? master->said : "it said nothing");
-}
-
-/* Brings @master's state up to date without blocking. */
-static void
-master_update (Master *master)
-{
-  if (master->state == MASTER_CONNECTING)
-    {
-      struct pollfd pfd = { master->ready_fd, POLLIN, 0 };
-      char discard[256];
-
-      if (poll (&pfd, 1, 0) <= 0)
-        return;
-      /* What a LocalCommand of the user's printed: not the signal. */
-      while (read (master->ready_fd, discard, sizeof discard) > 0)
-        ;
-      if ((pfd.revents & (POLLHUP | POLLERR)) == 0)
-        return;
-      /* Its stdout closed: replaced once it listens, or closed as it
-       * exits; only a master that listens answers. */
-      if (master_answers (master->path))
-        {
-          master->state = MASTER_UP;
-          return;
-        }
-      master_set_gone (master);
-    }
-  else if (master->state == MASTER_UP && !process_is_running (master->process))
-    master_set_gone (master);
-}
-
-/* Starts a master for @argv (the client's command line up to and
- * including the destination, without its control path). */
-static Master *
+/* Starts a master for @argv on a new control path of the pool's. */
+static TerretSshMaster *
 master_open_locked (TerretSshMux        *self,
                     TerretLauncher      *launcher,
                     const char          *signature,
                     const char * const  *argv,
                     GError             **error)
 {
-  g_autoptr(GPtrArray) full = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(TerretProcess) process = NULL;
   g_autofree char *path = g_strdup_printf ("%s/m%u", self->dir, self->next_name++);
-  Master *master;
-  int ready[2];
-  int diagnostics, writer = -1;
+  TerretSshMaster *master = terret_ssh_master_open (launcher, path, signature, argv, error);
 
-  if (!g_unix_open_pipe (ready, FD_CLOEXEC, error))
-    return NULL;
-  diagnostics = terret_ssh_diagnostics_new (&writer, error);
-  if (diagnostics < 0)
-    {
-      close (ready[0]);
-      close (ready[1]);
-      return NULL;
-    }
-  g_unix_set_fd_nonblocking (ready[0], TRUE, NULL);
-
-  g_ptr_array_add (full, g_strdup (argv[0]));
-  /* First: for ssh the first value of an option wins. */
-  g_ptr_array_add (full, g_strdup ("-o"));
-  g_ptr_array_add (full, g_strdup_printf ("ControlPath=%s", path));
-  for (guint i = 1; argv[i] != NULL; i++)
-    g_ptr_array_add (full, g_strdup (argv[i]));
-  g_ptr_array_add (full, NULL);
-
-  /* Its stdin reads /dev/null; its stdout is the sign that it is up. */
-  terret_launcher_take_fd (launcher, ready[1], 1);
-  terret_launcher_take_fd (launcher, writer, 2);
-  process = terret_launcher_spawn (launcher, (const char * const *)full->pdata, error);
-  if (process == NULL)
-    {
-      close (ready[0]);
-      close (diagnostics);
-      return NULL;
-    }
-
-  master = g_new0 (Master, 1);
-  master->ref = 1;
-  master->signature = g_strdup (signature);
-  master->path = g_steal_pointer (&path);
-  master->host = g_strdup (argv[g_strv_length ((char **)argv) - 1]);
-  master->process = g_steal_pointer (&process);
-  master->ready_fd = ready[0];
-  master->diagnostics_fd = diagnostics;
-  master->state = MASTER_CONNECTING;
-  g_ptr_array_add (self->masters, master);
-
+  if (master != NULL)
+    g_ptr_array_add (self->masters, master);
   return master;
 }
 
@@ -451,7 +221,7 @@ count_connecting (TerretSshMux *self)
   guint n = 0;
 
   for (guint i = 0; i < self->masters->len; i++)
-    if (((Master *)g_ptr_array_index (self->masters, i))->state == MASTER_CONNECTING)
+    if (((TerretSshMaster *)g_ptr_array_index (self->masters, i))->state == TERRET_SSH_MASTER_CONNECTING)
       n++;
   return n;
 }
@@ -470,7 +240,7 @@ static void
 ticket_watch_locked (TerretSshMuxTicket *ticket)
 {
   if (ticket->context == NULL || ticket->ready_source != NULL || ticket->master == NULL ||
-      ticket->master->state != MASTER_CONNECTING)
+      ticket->master->state != TERRET_SSH_MASTER_CONNECTING)
     return;
 
   ticket->ready_source = g_unix_fd_source_new (ticket->master->ready_fd,
@@ -490,7 +260,7 @@ ticket_detach_locked (TerretSshMuxTicket *ticket,
   if (ticket->master != NULL)
     {
       ticket->master->n_tickets--;
-      g_clear_pointer (&ticket->master, master_unref);
+      g_clear_pointer (&ticket->master, terret_ssh_master_unref);
     }
   ticket->sent = FALSE;
 }
@@ -555,19 +325,19 @@ ticket_assign_locked (TerretSshMux       *self,
                       Deferred           *deferred,
                       GError            **error)
 {
-  Master *found = NULL;
+  TerretSshMaster *found = NULL;
 
   g_assert (ticket->master == NULL);
 
   for (guint i = 0; i < self->masters->len; i++)
     {
-      Master *master = g_ptr_array_index (self->masters, i);
+      TerretSshMaster *master = g_ptr_array_index (self->masters, i);
 
-      if (master->state == MASTER_GONE || master->full || master->n_tickets >= self->capacity ||
+      if (master->state == TERRET_SSH_MASTER_GONE || master->full || master->n_tickets >= self->capacity ||
           g_strcmp0 (master->signature, ticket->signature) != 0)
         continue;
       /* One that is up first: a session there starts at once. */
-      if (found == NULL || (found->state != MASTER_UP && master->state == MASTER_UP))
+      if (found == NULL || (found->state != TERRET_SSH_MASTER_UP && master->state == TERRET_SSH_MASTER_UP))
         found = master;
     }
 
@@ -599,9 +369,9 @@ ticket_assign_locked (TerretSshMux       *self,
     }
 
   ticket_dequeue_locked (self, ticket);
-  ticket->master = master_ref (found);
+  ticket->master = terret_ssh_master_ref (found);
   found->n_tickets++;
-  if (found->state == MASTER_UP)
+  if (found->state == TERRET_SSH_MASTER_UP)
     ticket_send_locked (ticket, deferred);
   else
     ticket_watch_locked (ticket);
@@ -615,18 +385,18 @@ pump_locked (TerretSshMux *self,
              Deferred     *deferred)
 {
   for (guint i = 0; i < self->masters->len; i++)
-    master_update (g_ptr_array_index (self->masters, i));
+    terret_ssh_master_update (g_ptr_array_index (self->masters, i));
 
   for (guint i = 0; i < self->tickets->len; i++)
     {
       TerretSshMuxTicket *ticket = g_ptr_array_index (self->tickets, i);
-      Master *master = ticket->master;
+      TerretSshMaster *master = ticket->master;
 
       if (master == NULL || ticket->sent)
         continue;
-      if (master->state == MASTER_UP)
+      if (master->state == TERRET_SSH_MASTER_UP)
         ticket_send_locked (ticket, deferred);
-      else if (master->state == MASTER_GONE)
+      else if (master->state == TERRET_SSH_MASTER_GONE)
         {
           /* sshd drops connections that have not logged in yet when
            * it has too many: another master may get in. */
@@ -645,9 +415,9 @@ pump_locked (TerretSshMux *self,
    * no session asks for any more. */
   for (guint i = self->masters->len; i-- > 0;)
     {
-      Master *master = g_ptr_array_index (self->masters, i);
+      TerretSshMaster *master = g_ptr_array_index (self->masters, i);
 
-      if (master->state == MASTER_GONE ||
+      if (master->state == TERRET_SSH_MASTER_GONE ||
           (master->n_tickets == 0 && g_strcmp0 (master->signature, self->capacity_signature) != 0))
         g_ptr_array_add (deferred->masters, g_ptr_array_steal_index (self->masters, i));
     }
@@ -687,7 +457,7 @@ ticket_retry_locked (TerretSshMux       *self,
 {
   g_autofree char *text = terret_ssh_read_diagnostics (ticket->attempts_fd);
   g_autofree char *said = first_line (text);
-  Master *master = ticket->master;
+  TerretSshMaster *master = ticket->master;
 
   /* What the next attempt says starts afresh: an attempt that failed is
    * no explanation for how the session ends. */
@@ -697,11 +467,9 @@ ticket_retry_locked (TerretSshMux       *self,
   if (master == NULL || !ticket->sent)
     return;
 
-  master_update (master);
-  if (master->state == MASTER_UP && !master_answers (master->path))
-    master_set_gone (master);
+  terret_ssh_master_check (master);
 
-  if (master->state == MASTER_UP && strstr (text, "Session open refused") != NULL)
+  if (master->state == TERRET_SSH_MASTER_UP && strstr (text, "Session open refused") != NULL)
     {
       guint others = master->n_tickets - 1;
 
@@ -919,11 +687,11 @@ terret_ssh_mux_close (TerretSshMux *self)
 
   for (guint i = 0; i < masters->len; i++)
     {
-      Master *master = g_ptr_array_index (masters, i);
+      TerretSshMaster *master = g_ptr_array_index (masters, i);
 
-      master_shut_down (master, launcher);
+      terret_ssh_master_shut_down (master, launcher);
       g_mutex_lock (&self->mutex);
-      master_unref (master);
+      terret_ssh_master_unref (master);
       g_mutex_unlock (&self->mutex);
     }
 
@@ -1173,14 +941,12 @@ terret_ssh_mux_ticket_leave (TerretSshMuxTicket  *self,
   *said = g_strdup (self->said);
   if (failure == TERRET_SSH_FAILURE_NONE && self->master != NULL && self->sent)
     {
-      Master *master = self->master;
+      TerretSshMaster *master = self->master;
 
       /* A client whose master died says nothing: the master's end is
        * what ended it. */
-      master_update (master);
-      if (master->state == MASTER_UP && !master_answers (master->path))
-        master_set_gone (master);
-      if (master->state == MASTER_GONE)
+      terret_ssh_master_check (master);
+      if (master->state == TERRET_SSH_MASTER_GONE)
         {
           failure = master->failure;
           g_free (*said);
