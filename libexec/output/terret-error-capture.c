@@ -9,9 +9,10 @@
  * counts their newlines and keeps the first few lines shaped like an
  * error, with their offsets, so the result can say what the middle held
  * without anyone reading it again. Memory stays bounded: one line's
- * start (LINE_SCAN bytes) and the lines kept. Most lines cost a newline
- * search and one pass for a few rare bytes; only a line that holds a
- * keyword meets the regular expression.
+ * start (LINE_SCAN bytes) and the lines kept. An append costs a count of
+ * its newlines and one search for the words every error shape holds;
+ * only a line that holds one meets the error pattern, and once enough
+ * lines are kept only the count goes on.
  */
 
 #include "config.h"
@@ -72,65 +73,173 @@ error_regex (void)
   return regex;
 }
 
-/* Whether @line holds one of the keywords every error shape has: most
- * lines do not, and never meet the regular expression. */
-static gboolean
-has_keyword (const guint8 *line,
-             gsize         len)
+/* Every error shape holds one of these words. Most output holds none,
+ * and is passed over sixteen bytes at a time by their first three
+ * letters, without a line of it meeting the error pattern: a regular
+ * expression of the words alone, or a memmem per word, costs several
+ * times the capture itself. */
+static const struct
 {
-  for (gsize i = 0; i < len; i++)
-    {
-      gsize left = len - i;
+  char word[10];
+  guint8 len;
+} keywords[] = {
+  { "rror", 4 }, { "RROR", 4 }, { "FAIL", 4 }, { "panic", 5 }, { "not ok", 6 }, { "Traceback", 9 },
+};
 
-      switch (line[i])
-        {
-        case 'r':
-          if (left >= 4 && memcmp (line + i, "rror", 4) == 0)
-            return TRUE;
-          break;
-        case 'R':
-          if (left >= 4 && memcmp (line + i, "RROR", 4) == 0)
-            return TRUE;
-          break;
-        case 'F':
-          if (left >= 4 && memcmp (line + i, "FAIL", 4) == 0)
-            return TRUE;
-          break;
-        case 'p':
-          if (left >= 5 && memcmp (line + i, "panic", 5) == 0)
-            return TRUE;
-          break;
-        case 'n':
-          if (i == 0 && left >= 6 && memcmp (line, "not ok", 6) == 0)
-            return TRUE;
-          break;
-        case 'T':
-          if (i == 0 && left >= 9 && memcmp (line, "Traceback", 9) == 0)
-            return TRUE;
-          break;
-        default:
-          break;
-        }
+typedef guint8 Bytes16 __attribute__ ((vector_size (16)));
+typedef gint8 Mask16 __attribute__ ((vector_size (16)));
+
+#define SPLAT(c) ((Bytes16) { c, c, c, c, c, c, c, c, c, c, c, c, c, c, c, c })
+
+static inline Mask16
+starts (Bytes16 a,
+        Bytes16 b,
+        Bytes16 c,
+        guint8  x,
+        guint8  y,
+        guint8  z)
+{
+  return (a == SPLAT (x)) & (b == SPLAT (y)) & (c == SPLAT (z));
+}
+
+static gboolean
+keyword_at (const guint8 *data,
+            gsize         len,
+            gsize         at)
+{
+  for (guint k = 0; k < G_N_ELEMENTS (keywords); k++)
+    {
+      if (data[at] == (guint8) keywords[k].word[0] && len - at >= keywords[k].len &&
+          memcmp (data + at, keywords[k].word, keywords[k].len) == 0)
+        return TRUE;
     }
   return FALSE;
 }
 
-/* The line that began at line_start ended (or the stream did). */
+/* Where the first keyword at or after @from in @data begins, or -1. */
+static gssize
+find_keyword (const guint8 *data,
+              gsize         len,
+              gsize         from)
+{
+  gsize i = from;
+
+  for (; i + 18 <= len; i += 16)
+    {
+      Bytes16 a, b, c;
+      Mask16 m;
+      guint64 halves[2];
+
+      memcpy (&a, data + i, 16);
+      memcpy (&b, data + i + 1, 16);
+      memcpy (&c, data + i + 2, 16);
+      m = starts (a, b, c, 'r', 'r', 'o') | starts (a, b, c, 'R', 'R', 'O') |
+          starts (a, b, c, 'F', 'A', 'I') | starts (a, b, c, 'p', 'a', 'n') |
+          starts (a, b, c, 'n', 'o', 't') | starts (a, b, c, 'T', 'r', 'a');
+      memcpy (halves, &m, 16);
+      if ((halves[0] | halves[1]) == 0)
+        continue;
+      for (gsize j = 0; j < 16; j++)
+        if (m[j] != 0 && keyword_at (data, len, i + j))
+          return (gssize) (i + j);
+    }
+  for (; i < len; i++)
+    if (keyword_at (data, len, i))
+      return (gssize) i;
+  return -1;
+}
+
+/* Keeps the line at @offset when it is an error's. */
+static void
+classify (TerretErrorCapture *self,
+          const guint8       *line,
+          gsize               len,
+          guint64             offset)
+{
+  len = MIN (len, LINE_SCAN);
+  if (self->texts->len < self->max_lines && len > 0 &&
+      g_regex_match_full (error_regex (), (const char *) line, len, 0, 0, NULL, NULL))
+    {
+      gsize shown = _terret_utf8_whole_prefix (line, MIN (len, LINE_SHOWN));
+
+      g_array_append_val (self->offsets, offset);
+      g_ptr_array_add (self->texts, g_bytes_new (line, shown));
+    }
+}
+
+/* The line carried across appends ended (or the stream did). */
 static void
 end_line (TerretErrorCapture *self)
 {
-  const guint8 *data = self->line->data;
-  gsize len = self->line->len;
-
-  if (self->texts->len < self->max_lines && len > 0 && has_keyword (data, len) &&
-      g_regex_match_full (error_regex (), (const char *) data, len, 0, 0, NULL, NULL))
-    {
-      gsize shown = _terret_utf8_whole_prefix (data, MIN (len, LINE_SHOWN));
-
-      g_array_append_val (self->offsets, self->line_start);
-      g_ptr_array_add (self->texts, g_bytes_new (data, shown));
-    }
+  if (self->line->len > 0 && find_keyword (self->line->data, self->line->len, 0) >= 0)
+    classify (self, self->line->data, self->line->len, self->line_start);
   g_byte_array_set_size (self->line, 0);
+}
+
+static void
+carry (TerretErrorCapture *self,
+       const guint8       *data,
+       gsize               len)
+{
+  if (self->texts->len < self->max_lines && self->line->len < LINE_SCAN)
+    g_byte_array_append (self->line, data, MIN (len, LINE_SCAN - self->line->len));
+}
+
+/* Eight bytes at a time: a byte of x = word ^ "\n\n..." is zero exactly
+ * where the word holds a newline, and ((x & 0x7f..) + 0x7f..) | x has
+ * its high bit clear exactly at those bytes (no carry crosses a byte). */
+static guint64
+count_newlines (const guint8 *data,
+                gsize         len)
+{
+  const guint64 ones7 = G_GUINT64_CONSTANT (0x7f7f7f7f7f7f7f7f);
+  const guint64 highs = G_GUINT64_CONSTANT (0x8080808080808080);
+  const guint64 newlines = G_GUINT64_CONSTANT (0x0a0a0a0a0a0a0a0a);
+  guint64 n = 0;
+  gsize i = 0;
+
+  for (; i + 8 <= len; i += 8)
+    {
+      guint64 word, x;
+
+      memcpy (&word, data + i, 8);
+      x = word ^ newlines;
+      /* One bit per newline byte, summed by a multiply: eight at most. */
+      x = (~(((x & ones7) + ones7) | x) & highs) >> 7;
+      n += (x * G_GUINT64_CONSTANT (0x0101010101010101)) >> 56;
+    }
+  for (; i < len; i++)
+    n += data[i] == '\n';
+  return n;
+}
+
+/* Whole lines, @data ending with a newline: one search finds the next
+ * keyword, and only its line is classified. */
+static void
+scan_lines (TerretErrorCapture *self,
+            const guint8       *data,
+            gsize               len,
+            guint64             offset)
+{
+  gsize from = 0;
+
+  while (self->texts->len < self->max_lines)
+    {
+      gssize hit = find_keyword (data, len, from);
+      const guint8 *before, *newline;
+      gsize line_start, line_end;
+
+      if (hit < 0)
+        return;
+
+      before = memrchr (data, '\n', (gsize) hit);
+      line_start = before != NULL ? (gsize) (before - data) + 1 : 0;
+      newline = memchr (data + hit, '\n', len - (gsize) hit);
+      g_assert (newline != NULL);
+      line_end = (gsize) (newline - data);
+      classify (self, data + line_start, line_end - line_start, offset + line_start);
+      from = line_end + 1;
+    }
 }
 
 /*
@@ -186,36 +295,41 @@ _terret_error_capture_is_started (TerretErrorCapture *self)
   return self->started;
 }
 
-/* The stream's next bytes, from where the scan stands. */
+/* The stream's next bytes, from where the scan stands: the line carried
+ * from before ends at the first newline, the whole lines after it are
+ * searched at once, and the last one is carried on. */
 void
 _terret_error_capture_append (TerretErrorCapture *self,
                               const guint8       *data,
                               gsize               len)
 {
+  const guint8 *first, *last;
+  gsize tail;
+
   g_return_if_fail (self->started);
 
-  while (len > 0)
+  if (len == 0)
+    return;
+
+  first = memchr (data, '\n', len);
+  if (first == NULL)
     {
-      const guint8 *newline = memchr (data, '\n', len);
-      gsize n = newline != NULL ? (gsize) (newline - data) : len;
-
-      /* Once enough lines are kept, only the count goes on. */
-      if (self->texts->len < self->max_lines && self->line->len < LINE_SCAN)
-        g_byte_array_append (self->line, data, MIN (n, LINE_SCAN - self->line->len));
-
-      if (newline == NULL)
-        {
-          self->pos += n;
-          return;
-        }
-
-      end_line (self);
-      self->newlines++;
-      self->pos += n + 1;
-      self->line_start = self->pos;
-      data += n + 1;
-      len -= n + 1;
+      carry (self, data, len);
+      self->pos += len;
+      return;
     }
+
+  carry (self, data, (gsize) (first - data));
+  end_line (self);
+  last = memrchr (first, '\n', len - (gsize) (first - data));
+  self->newlines += 1 + count_newlines (first + 1, (gsize) (last - first));
+  if (last > first && self->texts->len < self->max_lines)
+    scan_lines (self, first + 1, (gsize) (last - first), self->pos + (guint64) (first + 1 - data));
+
+  tail = (gsize) (last + 1 - data);
+  self->line_start = self->pos + tail;
+  carry (self, last + 1, len - tail);
+  self->pos += len;
 }
 
 /* Newlines among the bytes appended. */
