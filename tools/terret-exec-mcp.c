@@ -479,8 +479,8 @@ create_task_result (CliMcpTask *task)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
   g_autofree char *words = g_strdup_printf ("The command runs as task %s; its result comes when it "
-                                            "ends. bash_poll and bash_interrupt reach it in its "
-                                            "session meanwhile.", cli_mcp_task_get_id (task));
+                                            "ends. Other sessions are free meanwhile; bash_interrupt "
+                                            "reaches it in its own.", cli_mcp_task_get_id (task));
 
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "task");
