@@ -25,6 +25,7 @@ static char *opt_peers_dir = NULL;
 static char *opt_cli = NULL;
 static char *opt_only = NULL;
 static char *opt_raw = NULL;
+static char *opt_baseline = NULL;
 static int opt_rounds = 3;
 static int opt_other_rounds = 1;
 static double opt_big_timeout = 20;
@@ -42,6 +43,8 @@ static GOptionEntry entries[] = {
     "The bench.py phases to run (default a,b,c,d,e)", "LIST" },
   { "big-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &opt_big_timeout,
     "Timeout of phase b's large runs, passed to bench.py (default 20; bench.py's own is 120)", "S" },
+  { "baseline", 0, 0, G_OPTION_ARG_FILENAME, &opt_baseline,
+    "Also serve pty and oneshot from the build in DIR, in turns with this one's", "DIR" },
   { "raw", 0, 0, G_OPTION_ARG_FILENAME, &opt_raw,
     "Also write every report bench.py printed, as a JSON array, to PATH", "PATH" },
   { NULL }
@@ -53,6 +56,10 @@ typedef enum {
   SERVER_PEXPECT,
   SERVER_RUST_SEED,
   SERVER_ONESHOT,
+  SERVER_PTY_FLOOR,
+  SERVER_ONESHOT_FLOOR,
+  SERVER_PTY_BASELINE,
+  SERVER_ONESHOT_BASELINE,
   N_SERVERS
 } ServerId;
 
@@ -73,6 +80,8 @@ typedef struct
 {
   const char *name;     /* ours, or the peer's folder */
   const char *backend;  /* (nullable) ours: the backend we serve with */
+  const char *floor;    /* (nullable) a floor server of this build's: runs phase a only */
+  gboolean baseline;    /* ours, served from the --baseline build */
   GStrv argv;           /* (owned) the serve command */
   char *unrunnable;     /* (owned) (nullable) why it is skipped */
   GPtrArray *reports[N_PHASES];   /* (owned) JsonNode, one a round */
@@ -117,9 +126,18 @@ typedef struct
 } Pair;
 
 static const Pair pairs[] = {
-  { SERVER_PTY, SERVER_RUBY_SEED, { 0.6, 0 } },
+  { SERVER_PTY, SERVER_RUBY_SEED, { 0.6, 1.0 } },
   { SERVER_PTY, SERVER_PEXPECT, { 0, 0 } },
   { SERVER_ONESHOT, SERVER_RUST_SEED, { 0.8, 1.0 } },
+  /* The floors (bench-floor-pty.c, bench-floor-oneshot.c): what no server
+   * of the kind can beat, beside the seeds, and ours over them. */
+  { SERVER_PTY_FLOOR, SERVER_RUBY_SEED, { 0, 0 } },
+  { SERVER_ONESHOT_FLOOR, SERVER_RUST_SEED, { 0, 0 } },
+  { SERVER_PTY, SERVER_PTY_FLOOR, { 0, 0 } },
+  { SERVER_ONESHOT, SERVER_ONESHOT_FLOOR, { 0, 0 } },
+  /* With --baseline: ours over another build's, same run. */
+  { SERVER_PTY, SERVER_PTY_BASELINE, { 0, 0 } },
+  { SERVER_ONESHOT, SERVER_ONESHOT_BASELINE, { 0, 0 } },
 };
 
 /* --- Running a program with a deadline --------------------------------- */
@@ -510,6 +528,43 @@ write_raw (const char *path,
     g_printerr ("Could not write %s: %s\n", path, error->message);
 }
 
+/* `serve` from the build in @build, with its own modules and launcher
+ * (as bench/run sets them). */
+static void
+baseline_command (GStrvBuilder *command,
+                  const char   *build,
+                  const char   *backend)
+{
+  g_autoptr(GString) modules = g_string_new ("TERRET_EXEC_MODULE_PATH=");
+  const char *folders[] = { "backends", "plugins" };
+  g_autofree char *launcher = NULL;
+  g_autofree char *cli = NULL;
+
+  for (guint f = 0; f < G_N_ELEMENTS (folders); f++)
+    {
+      g_autofree char *parent = g_build_filename (build, folders[f], NULL);
+      g_autoptr(GDir) dir = g_dir_open (parent, 0, NULL);
+      const char *name;
+
+      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *path = g_build_filename (parent, name, NULL);
+
+          if (!g_file_test (path, G_FILE_TEST_IS_DIR))
+            continue;
+          if (modules->str[modules->len - 1] != '=')
+            g_string_append_c (modules, ':');
+          g_string_append (modules, path);
+        }
+    }
+
+  g_strv_builder_add_many (command, "env", modules->str, NULL);
+  launcher = g_strdup_printf ("TERRET_LAUNCHER=%s/libexec/spawn/launcher/terret-launcher", build);
+  cli = g_build_filename (build, "tools", "terret-exec", NULL);
+  g_strv_builder_add_many (command, launcher, cli, NULL);
+  g_strv_builder_add_many (command, "serve", "--backend", backend, NULL);
+}
+
 static char *
 peers_dir (void)
 {
@@ -535,6 +590,10 @@ main (int    argc,
     [SERVER_PEXPECT] = { "pexpect", NULL },
     [SERVER_RUST_SEED] = { "rust-seed", NULL },
     [SERVER_ONESHOT] = { "oneshot via serve", "oneshot" },
+    [SERVER_PTY_FLOOR] = { "pty floor", NULL, TERRET_BENCH_FLOOR_PTY },
+    [SERVER_ONESHOT_FLOOR] = { "oneshot floor", NULL, TERRET_BENCH_FLOOR_ONESHOT },
+    [SERVER_PTY_BASELINE] = { "pty via serve, baseline", "pty", NULL, TRUE },
+    [SERVER_ONESHOT_BASELINE] = { "oneshot via serve, baseline", "oneshot", NULL, TRUE },
   };
   const char *cli;
   gboolean phases[N_PHASES] = { FALSE };
@@ -576,10 +635,23 @@ main (int    argc,
       Server *server = &servers[s];
       g_autoptr(GStrvBuilder) command = g_strv_builder_new ();
 
-      if (server->backend != NULL)
+      if (server->baseline)
+        {
+          if (opt_baseline == NULL)
+            {
+              server->unrunnable = g_strdup ("no --baseline");
+              for (int p = 0; p < N_PHASES; p++)
+                server->reports[p] = g_ptr_array_new_with_free_func ((GDestroyNotify)json_node_unref);
+              continue;
+            }
+          baseline_command (command, opt_baseline, server->backend);
+        }
+      else if (server->backend != NULL)
         {
           g_strv_builder_add_many (command, cli, "serve", "--backend", server->backend, NULL);
         }
+      else if (server->floor != NULL)
+        g_strv_builder_add (command, server->floor);
       else
         {
           g_autofree char *serve = g_build_filename (dir, server->name, "serve", NULL);
@@ -593,7 +665,7 @@ main (int    argc,
       server->unrunnable = probe (server, request_path);
       if (server->unrunnable == NULL)
         continue;
-      if (server->backend != NULL)
+      if (server->backend != NULL || server->floor != NULL)
         {
           g_printerr ("peers: %s does not run: %s\n", server->name, server->unrunnable);
           g_unlink (request_path);
@@ -618,7 +690,7 @@ main (int    argc,
             double start = bench_now ();
             JsonNode *node;
 
-            if (server->unrunnable != NULL)
+            if (server->unrunnable != NULL || (server->floor != NULL && p != 0))
               continue;
             node = run_phase (bench_py, server, p);
             g_ptr_array_add (server->reports[p], node);
@@ -639,7 +711,10 @@ main (int    argc,
       if (!phases[figures[f].phase])
         continue;
       for (guint i = 0; i < G_N_ELEMENTS (pairs); i++)
-        if (!add_rows (report, &figures[f], &pairs[i], servers))
+        if ((!servers[pairs[i].peer].baseline || opt_baseline != NULL) &&
+            (figures[f].phase == 0 ||
+             (servers[pairs[i].ours].floor == NULL && servers[pairs[i].peer].floor == NULL)) &&
+            !add_rows (report, &figures[f], &pairs[i], servers))
           failed = TRUE;
     }
 

@@ -5,7 +5,10 @@
 
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "terret-capture-private.h"
+#include "terret-spool-private.h"
 #include "terret-utf8-private.h"
 #include "terret-test-utils.h"
 
@@ -1473,6 +1476,57 @@ test_stream_capture_omitted_errors (void)
         }
 }
 
+/* The spool ------------------------------------------------------------ */
+
+/* Writes of every size, small ones gathered and large ones direct, in any
+ * order, with the bound falling inside a gathered stretch: the file holds
+ * exactly the stream's first max bytes, in order, and counts the rest. */
+static void
+test_spool_writes (void)
+{
+  static const gsize sizes[] = { 1, 4096, 40000, 3, 70000, 4096, 4096, 32768, 65536, 17, 100000 };
+  g_autofree char *dir = g_dir_make_tmp ("test-spool-XXXXXX", NULL);
+  g_autoptr(GByteArray) stream = g_byte_array_new ();
+  g_autofree char *contents = NULL;
+  gsize length = 0;
+  guint32 state = 1;
+
+  g_assert_nonnull (dir);
+
+  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+    for (gsize j = 0; j < sizes[i]; j++)
+      {
+        guint8 byte;
+
+        state = state * 1103515245 + 12345;
+        byte = state >> 16;
+        g_byte_array_append (stream, &byte, 1);
+      }
+
+  for (guint64 max = 0; max <= stream->len; max += stream->len / 7 + 1)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(TerretSpool) spool = _terret_spool_new (dir, ".out", max, &error);
+      gsize offset = 0;
+
+      g_assert_no_error (error);
+      for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+        {
+          _terret_spool_write (spool, stream->data + offset, sizes[i]);
+          offset += sizes[i];
+        }
+      _terret_spool_close (spool);
+
+      g_assert_cmpuint (_terret_spool_get_seen (spool), ==, stream->len);
+      g_assert_true (g_file_get_contents (_terret_spool_get_path (spool), &contents, &length, NULL));
+      g_assert_cmpmem (contents, length, stream->data, MIN (max, stream->len));
+      g_clear_pointer (&contents, g_free);
+      _terret_spool_remove (spool);
+    }
+
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1510,6 +1564,7 @@ main (int   argc,
   g_test_add_func ("/capture/head-tail/large-append", test_head_tail_large_append);
   g_test_add_func ("/capture/stream/modes", test_stream_capture_modes);
   g_test_add_func ("/capture/stream/omitted-errors", test_stream_capture_omitted_errors);
+  g_test_add_func ("/capture/spool/writes", test_spool_writes);
 
   return g_test_run ();
 }

@@ -16,13 +16,14 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <glib-unix.h>
-#include <gio/gunixinputstream.h>
+#include <gio/gio.h>
 
 #include "terret-exec-common.h"
 #include "terret-exec-stdio.h"
@@ -40,9 +41,8 @@ struct _CliStdio
   const CliDialect *dialect;
   TerretExecutor *executor;         /* (owned) */
   GMainLoop *loop;                  /* (owned) */
-  GInputStream *input;              /* (owned) */
+  guint input_source;               /* the watch on stdin, while reading */
   GByteArray *pending;              /* (owned) the line read so far */
-  GCancellable *read_cancellable;   /* (owned) */
   GQueue calls;                     /* CliCall, in flight */
   GHashTable *sessions;             /* (owned) the session keys runs named */
   CliOutputs *outputs;              /* (owned) the full-output files runs left */
@@ -75,7 +75,6 @@ struct _CliCall
 };
 
 static void server_maybe_finish (CliStdio *server);
-static void server_read_next    (CliStdio *server);
 
 /* Server --------------------------------------------------------------- */
 
@@ -197,7 +196,12 @@ static void
 server_stop (CliStdio *server)
 {
   server->input_done = TRUE;
-  g_cancellable_cancel (server->read_cancellable);
+  if (server->input_source != 0)
+    {
+      g_source_remove (server->input_source);
+      server->input_source = 0;
+      server->read_pending = FALSE;
+    }
   cli_stdio_cancel_calls (server, NULL, NULL);
 }
 
@@ -638,52 +642,73 @@ input_ended (CliStdio *server)
     server->input_done = TRUE;
 }
 
-static void
-chunk_read (GObject      *object,
-            GAsyncResult *result,
-            gpointer      user_data)
+/* Standard input is watched by one source for the server's whole life,
+ * and read with read(2) when it is ready: an asynchronous stream read
+ * per chunk would attach and destroy its own sources every time, which
+ * costs a request several wakeups of the loop and as many system calls. */
+static gboolean
+input_ready (int          fd,
+             GIOCondition condition,
+             gpointer     user_data)
 {
   CliStdio *server = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) bytes = NULL;
+  guint8 buffer[READ_CHUNK];
+  gssize n;
 
-  server->read_pending = FALSE;
-  bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (object), result, &error);
+  do
+    n = read (fd, buffer, sizeof buffer);
+  while (n < 0 && errno == EINTR);
 
-  if (bytes == NULL)
+  if (n < 0 && errno == EAGAIN)
+    return G_SOURCE_CONTINUE;
+  if (n < 0)
     {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        {
-          g_printerr ("terret-exec: cannot read %ss: %s\n", server->dialect->request_word,
-                      error->message);
-          server->read_error = g_steal_pointer (&error);
-          input_ended (server);
-        }
+      int saved_errno = errno;
+
+      g_printerr ("terret-exec: cannot read %ss: %s\n", server->dialect->request_word,
+                  g_strerror (saved_errno));
+      server->read_error = g_error_new (G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                                        "%s", g_strerror (saved_errno));
+      input_ended (server);
       server->input_done = TRUE;
     }
-  else if (g_bytes_get_size (bytes) == 0)
+  else if (n == 0)
     {
       /* A last line without its newline is still a request. */
       if (!server->input_done && (server->pending->len > 0 || server->discarding))
         line_complete (server);
       if (!server->input_done)
         input_ended (server);
+      server->input_done = TRUE;
     }
   else
-    take_input (server, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
+    take_input (server, buffer, n);
 
-  if (server->input_done)
-    server_maybe_finish (server);
-  else
-    server_read_next (server);
+  if (!server->input_done)
+    return G_SOURCE_CONTINUE;
+
+  /* server_stop() may have removed the watch already. */
+  server->input_source = 0;
+  server->read_pending = FALSE;
+  server_maybe_finish (server);
+  return G_SOURCE_REMOVE;
 }
 
+/* The watch may recurse: GLib takes a source's descriptors out of the
+ * poll set around each dispatch of one that may not, and before 2.76
+ * wakes the context for each change, two eventfd writes and a spare loop
+ * iteration a request. Nothing the server does from a request iterates
+ * the loop. */
 static void
-server_read_next (CliStdio *server)
+server_read_start (CliStdio *server)
 {
+  g_autoptr(GSource) source = g_unix_fd_source_new (STDIN_FILENO, G_IO_IN | G_IO_HUP | G_IO_ERR);
+
+  g_source_set_static_name (source, "[terret-exec] requests");
+  g_source_set_callback (source, G_SOURCE_FUNC (input_ready), server, NULL);
+  g_source_set_can_recurse (source, TRUE);
   server->read_pending = TRUE;
-  g_input_stream_read_bytes_async (server->input, READ_CHUNK, G_PRIORITY_DEFAULT,
-                                   server->read_cancellable, chunk_read, server);
+  server->input_source = g_source_attach (source, NULL);
 }
 
 /* Once input is over and every call has answered, every session is
@@ -739,8 +764,6 @@ serve (CliStdio *server)
   SignalWatch watches[G_N_ELEMENTS (stop_signals)];
 
   server->loop = g_main_loop_new (NULL, FALSE);
-  server->read_cancellable = g_cancellable_new ();
-  server->input = g_unix_input_stream_new (STDIN_FILENO, FALSE);
   server->pending = g_byte_array_new ();
   server->sessions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   server->outputs = cli_outputs_new (server->keep_full_output);
@@ -753,7 +776,7 @@ serve (CliStdio *server)
       watches[i].source_id = g_unix_signal_add (stop_signals[i], on_signal, &watches[i]);
     }
 
-  server_read_next (server);
+  server_read_start (server);
   g_main_loop_run (server->loop);
 
   for (guint i = 0; i < G_N_ELEMENTS (stop_signals); i++)
@@ -764,8 +787,7 @@ serve (CliStdio *server)
   g_clear_pointer (&server->sessions, g_hash_table_unref);
   g_clear_pointer (&server->outputs, cli_outputs_free);
   g_clear_pointer (&server->pending, g_byte_array_unref);
-  g_clear_object (&server->input);
-  g_clear_object (&server->read_cancellable);
+  g_clear_handle_id (&server->input_source, g_source_remove);
   g_clear_pointer (&server->loop, g_main_loop_unref);
 
   if (server->caught_signal != 0)

@@ -15,17 +15,65 @@ typedef struct
   TerretTimers *timers;         /* (unowned) the owner clears the source first */
 } TimersSource;
 
-static void
-timers_update (TerretTimers *timers)
+static gint64
+timers_nearest (TerretTimers *timers)
 {
   gint64 nearest = -1;
 
-  if (timers->source == NULL)
-    return;
   for (guint i = 0; i < TERRET_TIMERS_MAX; i++)
     if (timers->deadlines[i] >= 0 && (nearest < 0 || timers->deadlines[i] < nearest))
       nearest = timers->deadlines[i];
-  g_source_set_ready_time (timers->source, nearest);
+  return nearest;
+}
+
+/* The source's timeout is worked out in prepare, from the deadlines as
+ * they stand, rather than kept in a ready time: g_source_set_ready_time()
+ * signals the context's wakeup on every change, which cost a write and
+ * an extra loop iteration each time a run armed or disarmed its timeout.
+ * A change made on the thread iterating the context is seen at its next
+ * prepare; only one made from elsewhere has to wake it. */
+static void
+timers_update (TerretTimers *timers)
+{
+  GMainContext *context;
+
+  if (timers->source == NULL || (context = g_source_get_context (timers->source)) == NULL)
+    return;
+  if (!g_main_context_is_owner (context))
+    g_main_context_wakeup (context);
+}
+
+static gboolean
+timers_prepare (GSource *source,
+                int     *timeout)
+{
+  TerretTimers *timers = ((TimersSource *)source)->timers;
+  gint64 nearest = timers_nearest (timers);
+  gint64 now;
+
+  if (nearest < 0)
+    {
+      *timeout = -1;
+      return FALSE;
+    }
+  now = g_source_get_time (source);
+  if (nearest <= now)
+    {
+      *timeout = 0;
+      return TRUE;
+    }
+  /* Rounded up, as GLib rounds a ready time: never early. */
+  *timeout = (int)MIN ((nearest - now + 999) / 1000, G_MAXINT);
+  return FALSE;
+}
+
+static gboolean
+timers_check (GSource *source)
+{
+  TerretTimers *timers = ((TimersSource *)source)->timers;
+  gint64 nearest = timers_nearest (timers);
+
+  return nearest >= 0 && nearest <= g_source_get_time (source);
 }
 
 /* One deadline per dispatch: the owner's callback may end the run and
@@ -43,18 +91,16 @@ timers_dispatch (GSource     *source,
       if (timers->deadlines[i] >= 0 && timers->deadlines[i] <= now)
         {
           timers->deadlines[i] = -1;
-          timers_update (timers);
           timers->func (timers->owner, i);
           return G_SOURCE_CONTINUE;
         }
     }
 
-  timers_update (timers);
   return G_SOURCE_CONTINUE;
 }
 
 static GSourceFuncs timers_source_funcs = {
-  NULL, NULL, timers_dispatch, NULL, NULL, NULL,
+  timers_prepare, timers_check, timers_dispatch, NULL, NULL, NULL,
 };
 
 void
@@ -94,7 +140,6 @@ _terret_timers_attach (TerretTimers *timers,
   timers->source = g_source_new (&timers_source_funcs, sizeof (TimersSource));
   ((TimersSource *)timers->source)->timers = timers;
   g_source_set_static_name (timers->source, timers->name);
-  timers_update (timers);
   g_source_attach (timers->source, context);
 }
 

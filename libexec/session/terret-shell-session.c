@@ -58,6 +58,8 @@ struct _TerretShellSession
   GSource *read_source;         /* (owned) (nullable) */
   GSource *exit_source;         /* (owned) (nullable) */
   TerretTimers timers;
+  guint reading : 1;            /* in the read source's callback */
+  guint read_dropped : 1;       /* a nested dispatch of it dropped it */
 
   /* Guards everything below: runs, closes and input may come from
    * different threads. Never held across I/O. */
@@ -73,6 +75,28 @@ struct _TerretShellSession
 G_DEFINE_FINAL_TYPE (TerretShellSession, terret_shell_session, G_TYPE_OBJECT)
 
 /* --- The session's sources ------------------------------------------------ */
+
+static gboolean session_on_readable (int          fd,
+                                     GIOCondition condition,
+                                     gpointer     user_data);
+
+/* The terminal's read source. It may recurse: GLib takes a source's
+ * descriptors out of the context's poll set around each dispatch of a
+ * source that may not (and, before 2.76, wakes the context each time),
+ * which cost every exchange two eventfd writes, a read and a loop
+ * iteration. session_on_readable() keeps a nested dispatch from reading
+ * under the outer one. */
+static void
+session_attach_read (TerretShellSession *self,
+                     GMainContext       *context)
+{
+  self->read_source = g_unix_fd_source_new (terret_shell_channel_get_read_fd (self->channel),
+                                            G_IO_IN | G_IO_HUP | G_IO_ERR);
+  g_source_set_static_name (self->read_source, "[terret] shell output");
+  g_source_set_callback (self->read_source, G_SOURCE_FUNC (session_on_readable), self, NULL);
+  g_source_set_can_recurse (self->read_source, TRUE);
+  g_source_attach (self->read_source, context);
+}
 
 /* Reads what nobody waits for, until there is nothing to read; at the
  * end of the terminal the source goes (the next run finds the shell gone). */
@@ -117,15 +141,41 @@ session_on_readable (int          fd,
                      gpointer     user_data)
 {
   TerretShellSession *self = user_data;
-  TerretShellRun *run = session_current_run (self);
+  g_autoptr(TerretShellSession) hold = NULL;
+  TerretShellRun *run;
 
+  /* The source may recurse (session_attach_read says why): a callback
+   * this read completes that iterates the context itself could dispatch
+   * it again, under the read in progress. That dispatch drops the source
+   * instead, and the outer one attaches a new one once it is done. */
+  if (self->reading)
+    {
+      self->read_dropped = TRUE;
+      _terret_clear_source (&self->read_source);
+      return G_SOURCE_REMOVE;
+    }
+
+  /* A run's callback may drop the last reference to the session. */
+  hold = g_object_ref (self);
+  self->reading = TRUE;
+  run = session_current_run (self);
   if (run != NULL)
     _terret_shell_run_on_readable (run);
   else if (!session_drain (self, g_get_monotonic_time () + DRAIN_BUDGET_USEC))
     {
       /* Level-triggered: a terminal at its end stays readable. */
+      self->reading = FALSE;
       g_clear_pointer (&self->read_source, g_source_unref);
       return G_SOURCE_REMOVE;
+    }
+  self->reading = FALSE;
+
+  if (self->read_dropped)
+    {
+      self->read_dropped = FALSE;
+      if (self->read_source == NULL && self->context != NULL &&
+          terret_shell_channel_is_open (self->channel))
+        session_attach_read (self, self->context);
     }
 
   /* A completed run may have dropped the sources; returning CONTINUE from
@@ -193,13 +243,7 @@ session_adopt (TerretShellSession *self,
     return;
 
   if (self->read_source == NULL)
-    {
-      self->read_source = g_unix_fd_source_new (terret_shell_channel_get_read_fd (self->channel),
-                                                G_IO_IN | G_IO_HUP | G_IO_ERR);
-      g_source_set_static_name (self->read_source, "[terret] shell output");
-      g_source_set_callback (self->read_source, G_SOURCE_FUNC (session_on_readable), self, NULL);
-      g_source_attach (self->read_source, context);
-    }
+    session_attach_read (self, context);
   if (self->exit_source == NULL)
     {
       self->exit_source = terret_process_create_exit_source (process);

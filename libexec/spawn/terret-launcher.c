@@ -640,6 +640,57 @@ read_start (int          unit_fd,
   return 0;
 }
 
+/* Where @name is in PATH. Searching costs a stat or an access call for
+ * every PATH entry before the one that holds it, on every run; the last
+ * answer per name is kept, for as long as PATH is what it was and the
+ * file is still there and executable (one access call), so a oneshot run
+ * pays for the search once per process rather than once per command.
+ * A name with a slash is found from the cwd, which moves: never kept. */
+static char *
+find_program (const char *name)
+{
+  G_LOCK_DEFINE_STATIC (found);
+  static GHashTable *found = NULL;     /* name -> "PATH\0path" */
+  const char *path_env = g_getenv ("PATH");
+  g_autofree char *cached = NULL;
+  char *program;
+
+  if (strchr (name, '/') != NULL)
+    return g_find_program_in_path (name);
+  if (path_env == NULL)
+    path_env = "";
+
+  G_LOCK (found);
+  if (found != NULL)
+    {
+      const char *entry = g_hash_table_lookup (found, name);
+
+      if (entry != NULL && g_str_equal (entry, path_env))
+        cached = g_strdup (entry + strlen (entry) + 1);
+    }
+  G_UNLOCK (found);
+
+  if (cached != NULL && access (cached, X_OK) == 0)
+    return g_steal_pointer (&cached);
+
+  program = g_find_program_in_path (name);
+  if (program != NULL)
+    {
+      gsize env_len = strlen (path_env);
+      gsize program_len = strlen (program);
+      char *entry = g_malloc (env_len + program_len + 2);
+
+      memcpy (entry, path_env, env_len + 1);
+      memcpy (entry + env_len + 1, program, program_len + 1);
+      G_LOCK (found);
+      if (found == NULL)
+        found = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+      g_hash_table_replace (found, g_strdup (name), entry);
+      G_UNLOCK (found);
+    }
+  return program;
+}
+
 /**
  * terret_launcher_spawn:
  * @self: a launcher
@@ -684,7 +735,7 @@ terret_launcher_spawn (TerretLauncher      *self,
   if (_terret_launcher_link_is_far (self->link) || g_path_is_absolute (argv[0]))
     program = g_strdup (argv[0]);
   else
-    program = g_find_program_in_path (argv[0]);
+    program = find_program (argv[0]);
   if (program == NULL)
     g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_FAILED,
                  "Could not run “%s”: it was not found in PATH", argv[0]);

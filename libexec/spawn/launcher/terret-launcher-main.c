@@ -242,6 +242,8 @@ main (int    argc,
   sigfd = signalfd (-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
   if (sigfd < 0)
     return 1;
+  /* What the host left set (an ignored SIGPIPE), for units to undo. */
+  launcher_note_signals ();
 
   /* Running, inside the sandbox if there is one: until this arrives, an
    * EOF on the socket means the sandbox could not be set up. */

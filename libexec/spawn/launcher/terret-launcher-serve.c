@@ -644,6 +644,7 @@ launcher_serve_main (char **argv)
       fprintf (stderr, "terret-launcher: --serve: signalfd: %s\n", strerror (errno));
       return 127;
     }
+  launcher_note_signals ();
 
   send_hello (&serve);
   relay_flush (&serve.peer);

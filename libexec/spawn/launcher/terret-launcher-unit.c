@@ -35,6 +35,27 @@
  * installing one never overwrites another still to be installed. */
 #define FD_PARKING 100
 
+/* The signals whose disposition is not the default in the launcher, as
+ * launcher_note_signals() found them; units inherit the set with the
+ * dispositions it describes. */
+static sigset_t set_signals;
+static int set_signals_known;
+
+void
+launcher_note_signals (void)
+{
+  sigemptyset (&set_signals);
+  for (int sig = 1; sig < NSIG; sig++)
+    {
+      struct sigaction action;
+
+      if (sig != SIGKILL && sig != SIGSTOP && sigaction (sig, NULL, &action) == 0 &&
+          action.sa_handler != SIG_DFL)
+        sigaddset (&set_signals, sig);
+    }
+  set_signals_known = 1;
+}
+
 static void
 send_record (int      fd,
              uint32_t type,
@@ -124,9 +145,11 @@ start_process (const Plan       *plan,
   send_record (unit_fd, TERRET_WIRE_EVENT_PID, getpid (), 0);
 
   /* A host that ignores SIGPIPE or blocks signals must not pass that on:
-   * `yes | head` would print errors instead of ending quietly. */
+   * `yes | head` would print errors instead of ending quietly. Only what
+   * the launcher found set is reset (one call each, not one for every
+   * signal on every run); without that note, everything is. */
   for (int sig = 1; sig < NSIG; sig++)
-    if (sig != SIGKILL && sig != SIGSTOP)
+    if (sig != SIGKILL && sig != SIGSTOP && (!set_signals_known || sigismember (&set_signals, sig)))
       signal (sig, SIG_DFL);
   sigemptyset (&none);
   sigprocmask (SIG_SETMASK, &none, NULL);
@@ -442,7 +465,9 @@ launcher_unit_main (const Plan *plan,
             }
           while ((pid = waitpid (-1, &status, WNOHANG)) > 0)
             ;
-          if (unit.reported && list_children (&pid, 1) == 0)
+          /* No child at all, not even one still running: nothing left,
+           * as the reaping loop's own last answer says (no /proc read). */
+          if (unit.reported && pid < 0 && errno == ECHILD)
             goto done;
         }
 

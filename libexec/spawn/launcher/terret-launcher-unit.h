@@ -54,6 +54,11 @@ int  launcher_parse_plan (char   *data,
                           size_t  n_child_fds,
                           Plan   *plan);
 
+/* Notes which signals the launcher does not leave at their default
+ * (ignored, or handled), once its own are set up and before it forks a
+ * unit: a unit's process then resets only those before its exec. */
+void launcher_note_signals (void);
+
 /* Runs the unit in a child of the launcher: starts @plan's process,
  * reports on @unit_fd, contains everything it starts. Never returns. */
 void launcher_unit_main (const Plan *plan,
