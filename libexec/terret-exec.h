@@ -13,6 +13,7 @@
 #include "terret-error.h"
 #include "terret-request.h"
 #include "terret-result.h"
+#include "terret-output-line.h"
 #include "terret-executor.h"
 #include "terret-backend-info.h"
 #include "terret-session-info.h"

@@ -26,8 +26,10 @@
  * renderer can show "… N bytes omitted …" at the right place
  * ([method@Terret.Result.format_omitted] writes that line), and
  * [method@Terret.Result.get_omitted_at] says where in the stream they
- * began. With keep-full-output, [method@Terret.Result.get_full_output]
- * names a file that holds every byte.
+ * began; [method@Terret.Result.get_omitted_lines] and
+ * [method@Terret.Result.get_omitted_errors] say what they held. With
+ * keep-full-output, [method@Terret.Result.get_full_output] names a file
+ * that holds every byte.
  *
  * The setters are for backends, which build a result once before handing
  * it to the caller.
@@ -46,6 +48,8 @@ struct _TerretResult
   guint64 dropped[2];
   gsize cut_offset[2];
   guint64 omitted_at[2];
+  guint64 omitted_lines[2];
+  GPtrArray *omitted_errors[2]; /* (owned) (nullable) (element-type TerretOutputLine) */
   TerretSpool *spool[2];        /* (owned) (nullable) */
   int exit_status;              /* -1 when none */
   int term_signal;              /* 0 when none */
@@ -71,6 +75,8 @@ terret_result_finalize (GObject *object)
   g_clear_pointer (&self->pipestatus, g_array_unref);
   g_clear_pointer (&self->spool[0], _terret_spool_unref);
   g_clear_pointer (&self->spool[1], _terret_spool_unref);
+  g_clear_pointer (&self->omitted_errors[0], g_ptr_array_unref);
+  g_clear_pointer (&self->omitted_errors[1], g_ptr_array_unref);
 
   G_OBJECT_CLASS (terret_result_parent_class)->finalize (object);
 }
@@ -742,6 +748,79 @@ terret_result_get_omitted_at (TerretResult *self,
 }
 
 /**
+ * terret_result_get_omitted_lines:
+ * @self: a result
+ * @stream: which stream
+ *
+ * Gets how many lines the omitted bytes held: the newlines among them,
+ * which is the number of omitted lines when the cut falls at line
+ * starts, as it does where a newline is near. Counted as the bytes went
+ * past, not by reading them again. Meaningful only when
+ * [method@Terret.Result.get_dropped] is not 0.
+ *
+ * Returns: the newlines among the omitted bytes
+ *
+ * Since: 0.2
+ */
+guint64
+terret_result_get_omitted_lines (TerretResult *self,
+                                 TerretStream  stream)
+{
+  g_return_val_if_fail (TERRET_IS_RESULT (self), 0);
+  g_return_val_if_fail (stream <= TERRET_STREAM_STDERR, 0);
+
+  return self->omitted_lines[stream];
+}
+
+/**
+ * terret_result_get_omitted_errors:
+ * @self: a result
+ * @stream: which stream
+ *
+ * Gets the first lines among the omitted bytes that look like errors (at
+ * most ten): a compiler's `file:line:col: error`, `error:` or `Error:`,
+ * a test runner's `FAILED`, `FAIL:` or `not ok`, a Python `Traceback`, a
+ * `panic:`. Each carries its offset in the stream, so a caller can read
+ * around it in the full-output file. They were found as the output went
+ * past, in bounded memory.
+ *
+ * Returns: (transfer none) (nullable) (element-type TerretOutputLine): the
+ *   lines, empty when none looked like an error; %NULL when nothing was
+ *   omitted
+ *
+ * Since: 0.2
+ */
+GPtrArray *
+terret_result_get_omitted_errors (TerretResult *self,
+                                  TerretStream  stream)
+{
+  g_return_val_if_fail (TERRET_IS_RESULT (self), NULL);
+  g_return_val_if_fail (stream <= TERRET_STREAM_STDERR, NULL);
+
+  return self->omitted_errors[stream];
+}
+
+/*
+ * _terret_result_set_omitted_lines:
+ * @errors: (element-type TerretOutputLine): the error lines, referenced
+ *
+ * For the engines: what the omitted bytes of @stream held.
+ */
+void
+_terret_result_set_omitted_lines (TerretResult *self,
+                                  TerretStream  stream,
+                                  guint64       lines,
+                                  GPtrArray    *errors)
+{
+  g_return_if_fail (TERRET_IS_RESULT (self));
+  g_return_if_fail (stream <= TERRET_STREAM_STDERR);
+
+  self->omitted_lines[stream] = lines;
+  g_clear_pointer (&self->omitted_errors[stream], g_ptr_array_unref);
+  self->omitted_errors[stream] = g_ptr_array_ref (errors);
+}
+
+/**
  * terret_result_set_omitted_at:
  * @self: a result
  * @stream: which stream
@@ -780,13 +859,16 @@ result_get_stream (TerretResult *self,
  * [method@Terret.Result.get_cut_offset] in the kept bytes, for instance
  *
  * ```
- * [… 524288 bytes omitted, from byte 524288 of the output …]
+ * [… 524288 bytes omitted, from byte 524288 of the output (43690 lines) …]
+ * [… at byte 600123: src/main.c:12:5: error: expected ‘;’ …]
  * ```
  *
  * It ends with a newline, and begins with one when the kept bytes before
- * the cut do not end a line, so the marker always stands on a line of its
+ * the cut do not end a line, so the marker always stands on lines of its
  * own; neither newline is part of the output. With keep-full-output the
- * line also names the file that holds every byte. The output itself is
+ * first line also names the file that holds every byte. The lines after
+ * it are the omitted lines that look like errors
+ * ([method@Terret.Result.get_omitted_errors]), each with its offset. The output itself is
  * never changed: a host that shows the marker splices it in.
  *
  * ```c
@@ -815,24 +897,43 @@ terret_result_format_omitted (TerretResult *self,
   gsize len = 0;
   gsize cut;
   const char *path;
+  GPtrArray *errors;
+  GString *text;
 
   g_return_val_if_fail (TERRET_IS_RESULT (self), NULL);
   g_return_val_if_fail (stream <= TERRET_STREAM_STDERR, NULL);
 
   if (self->dropped[stream] == 0)
     return NULL;
+  errors = self->omitted_errors[stream];
 
   bytes = result_get_stream (self, stream);
   data = bytes != NULL ? g_bytes_get_data (bytes, &len) : NULL;
   cut = MIN (self->cut_offset[stream], len);
   path = terret_result_get_full_output (self, stream);
 
-  return g_strdup_printf ("%s[… %" G_GUINT64_FORMAT " bytes omitted, from byte %" G_GUINT64_FORMAT
-                          " of the %s%s%s …]\n",
+  text = g_string_new (NULL);
+  g_string_append_printf (text, "%s[… %" G_GUINT64_FORMAT " bytes omitted, from byte %" G_GUINT64_FORMAT
+                          " of the %s (%" G_GUINT64_FORMAT " lines)%s%s …]\n",
                           cut > 0 && data[cut - 1] != '\n' ? "\n" : "",
                           self->dropped[stream], self->omitted_at[stream],
                           stream == TERRET_STREAM_STDOUT ? "output" : "standard error",
+                          self->omitted_lines[stream],
                           path != NULL ? "; all of it is in " : "", path != NULL ? path : "");
+
+  /* The lines a reader most needs from the middle, where they were. */
+  for (guint i = 0; errors != NULL && i < errors->len; i++)
+    {
+      TerretOutputLine *line = g_ptr_array_index (errors, i);
+      gsize line_len = 0;
+      const char *line_data = g_bytes_get_data (terret_output_line_get_text (line), &line_len);
+      g_autofree char *valid = g_utf8_make_valid (line_data != NULL ? line_data : "", line_len);
+
+      g_string_append_printf (text, "[… at byte %" G_GUINT64_FORMAT ": %s …]\n",
+                              terret_output_line_get_offset (line), valid);
+    }
+
+  return g_string_free (text, FALSE);
 }
 
 /**

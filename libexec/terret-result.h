@@ -123,4 +123,11 @@ TERRET_AVAILABLE_IN_0_1
 void          terret_result_set_cwd              (TerretResult *self,
                                                   const char   *cwd);
 
+TERRET_AVAILABLE_IN_0_2
+guint64       terret_result_get_omitted_lines    (TerretResult *self,
+                                                  TerretStream  stream);
+TERRET_AVAILABLE_IN_0_2
+GPtrArray    *terret_result_get_omitted_errors   (TerretResult *self,
+                                                  TerretStream  stream);
+
 G_END_DECLS

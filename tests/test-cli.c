@@ -1030,6 +1030,131 @@ test_serve_close (void)
   server_finish (&server);
 }
 
+/* One request, one answer. */
+static JsonObject *
+serve_ask (Server      *server,
+           const char  *line,
+           JsonNode   **keep)
+{
+  server_send (server, line);
+  return server_recv_object (server, keep);
+}
+
+/* read over a run's full output: the cut result names the error line in
+ * its omitted middle, and read reaches it by offset, by line and by
+ * pattern; a read is bounded and says where to go on; a run without
+ * keep_full_output, a file the server never gave and a range with two
+ * starts are refused, each saying why. */
+static void
+check_serve_read (const char *backend)
+{
+  g_auto(Server) server = { 0 };
+  g_autoptr(GString) full = g_string_new (NULL);
+  g_autoptr(JsonNode) node = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *line = NULL;
+  JsonObject *response, *match;
+  JsonArray *errors, *matches;
+  guint64 error_at;
+
+  for (guint i = 1; i <= 20000; i++)
+    g_string_append_printf (full, "%u\n", i);
+  error_at = full->len;
+  g_string_append (full, "x.c:3:1: error: boom\n");
+  for (guint i = 20001; i <= 40000; i++)
+    g_string_append_printf (full, "%u\n", i);
+
+  server_start (&server, "--backend", backend, "--set", "max-output=1000", NULL);
+  response = serve_ask (&server, "{\"id\": 1, \"command\": \"seq 1 20000; echo 'x.c:3:1: error: boom'; "
+                                 "seq 20001 40000\", \"keep_full_output\": true}", &node);
+  g_assert_true (json_object_get_boolean_member (response, "ok"));
+  errors = json_object_get_array_member (response, "omitted_errors");
+  g_assert_cmpuint (json_array_get_length (errors), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (errors, 0), "offset"), ==, error_at);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (errors, 0), "text"), ==,
+                   "x.c:3:1: error: boom");
+  g_assert_cmpint (json_object_get_int_member (response, "omitted_lines"), >, 39000);
+  path = g_strdup (json_object_get_string_member (response, "full_output"));
+  g_clear_pointer (&node, json_node_unref);
+
+  /* By offset, as omitted_errors gives it. */
+  line = g_strdup_printf ("{\"id\": 2, \"op\": \"read\", \"offset\": %" G_GUINT64_FORMAT ", \"length\": 21}",
+                          error_at);
+  response = serve_ask (&server, line, &node);
+  g_assert_true (json_object_get_boolean_member (response, "ok"));
+  g_assert_cmpstr (json_object_get_string_member (response, "data"), ==, "x.c:3:1: error: boom\n");
+  g_assert_cmpstr (json_object_get_string_member (response, "path"), ==, path);
+  g_assert_cmpint (json_object_get_int_member (response, "size"), ==, full->len);
+  g_assert_false (json_object_get_boolean_member (response, "cut"));
+  g_clear_pointer (&node, json_node_unref);
+
+  /* By line. */
+  response = serve_ask (&server, "{\"id\": 3, \"op\": \"read\", \"line\": 20000, \"lines\": 3}", &node);
+  g_assert_cmpstr (json_object_get_string_member (response, "data"), ==, "20000\nx.c:3:1: error: boom\n20001\n");
+  g_assert_cmpint (json_object_get_int_member (response, "line"), ==, 20000);
+  g_assert_cmpint (json_object_get_int_member (response, "offset"), ==, error_at - 6);
+  g_clear_pointer (&node, json_node_unref);
+
+  /* By pattern, by the path the result gave. */
+  g_free (line);
+  line = g_strdup_printf ("{\"id\": 4, \"op\": \"read\", \"path\": \"%s\", \"pattern\": \"error|^39999$\"}", path);
+  response = serve_ask (&server, line, &node);
+  matches = json_object_get_array_member (response, "matches");
+  g_assert_cmpuint (json_array_get_length (matches), ==, 2);
+  match = json_array_get_object_element (matches, 0);
+  g_assert_cmpint (json_object_get_int_member (match, "line"), ==, 20001);
+  g_assert_cmpint (json_object_get_int_member (match, "offset"), ==, error_at);
+  g_assert_cmpstr (json_object_get_string_member (match, "text"), ==, "x.c:3:1: error: boom");
+  g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (matches, 1), "line"), ==, 40000);
+  g_clear_pointer (&node, json_node_unref);
+
+  /* Bounded: the first 64 KiB, and where to go on. */
+  response = serve_ask (&server, "{\"id\": 5, \"op\": \"read\", \"offset\": 0}", &node);
+  g_assert_true (json_object_get_boolean_member (response, "cut"));
+  g_assert_cmpuint (strlen (json_object_get_string_member (response, "data")), ==, 65536);
+  g_assert_cmpmem (json_object_get_string_member (response, "data"), 65536, full->str, 65536);
+  g_assert_cmpint (json_object_get_int_member (response, "next_offset"), ==, 65536);
+  g_clear_pointer (&node, json_node_unref);
+
+  /* Refusals, each naming its cause. */
+  response = serve_ask (&server, "{\"id\": 6, \"op\": \"read\", \"offset\": 1, \"line\": 1}", &node);
+  g_assert_false (json_object_get_boolean_member (response, "ok"));
+  g_clear_pointer (&node, json_node_unref);
+  response = serve_ask (&server, "{\"id\": 7, \"op\": \"read\", \"path\": \"/etc/passwd\"}", &node);
+  g_assert_false (json_object_get_boolean_member (response, "ok"));
+  g_assert_nonnull (strstr (json_object_get_string_member (json_object_get_object_member (response, "error"),
+                                                           "message"), "no full-output file"));
+  g_clear_pointer (&node, json_node_unref);
+  response = serve_ask (&server, "{\"id\": 8, \"command\": \"echo short\"}", &node);
+  g_assert_true (json_object_get_boolean_member (response, "ok"));
+  g_clear_pointer (&node, json_node_unref);
+  response = serve_ask (&server, "{\"id\": 9, \"op\": \"read\"}", &node);
+  g_assert_false (json_object_get_boolean_member (response, "ok"));
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (response, "error"), "code"),
+                   ==, "invalid-request");
+  g_assert_nonnull (strstr (json_object_get_string_member (json_object_get_object_member (response, "error"),
+                                                           "message"), "keep_full_output"));
+  g_clear_pointer (&node, json_node_unref);
+
+  server_finish (&server);
+}
+
+static void
+test_serve_read_pty (void)
+{
+  REQUIRE_BACKEND ("pty");
+  g_test_summary ("read: a run's full output by offset, line and pattern, bounded, on pty");
+  check_serve_read ("pty");
+}
+
+static void
+test_serve_read_oneshot (void)
+{
+  REQUIRE_BACKEND ("oneshot");
+  g_test_summary ("read: a run's full output by offset, line and pattern, bounded, on oneshot");
+  check_serve_read ("oneshot");
+}
+
 static void
 test_serve_close_in_flight (void)
 {
@@ -1743,6 +1868,8 @@ main (int    argc,
   g_test_add_func ("/cli/serve/long-line", test_serve_long_line);
   g_test_add_func ("/cli/serve/close", test_serve_close);
   g_test_add_func ("/cli/serve/close-in-flight", test_serve_close_in_flight);
+  g_test_add_func ("/cli/serve/read/pty", test_serve_read_pty);
+  g_test_add_func ("/cli/serve/read/oneshot", test_serve_read_oneshot);
   g_test_add_func ("/cli/serve/cancel", test_serve_cancel);
   g_test_add_func ("/cli/serve/cancel-session", test_serve_cancel_session);
   g_test_add_func ("/cli/serve/concurrent/oneshot", test_serve_concurrent_oneshot);

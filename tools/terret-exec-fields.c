@@ -72,6 +72,23 @@ static const CliField fields[] = {
     .description = "Seconds to wait for new output at most; 0 or absent: answer at once" },
   { .name = "target", .type = CLI_FIELD_ANY,
     .description = "The id of the run or poll to cancel" },
+
+  /* read's: a range of a run's full output. */
+  { .name = "path", .type = CLI_FIELD_STRING,
+    .description = "A full_output path a result gave; default: the last run of the session" },
+  { .name = "stream", .type = CLI_FIELD_STRING,
+    .description = "\"stdout\" (default) or \"stderr\", where the backend keeps it apart" },
+  { .name = "offset", .type = CLI_FIELD_COUNT,
+    .description = "The byte to start at (omitted_at of a cut result is where its middle begins)" },
+  { .name = "length", .type = CLI_FIELD_COUNT,
+    .description = "Bytes to read at most from offset" },
+  { .name = "line", .type = CLI_FIELD_COUNT,
+    .description = "The line to start at (1 is the first), instead of offset" },
+  { .name = "lines", .type = CLI_FIELD_COUNT,
+    .description = "Lines to read at most" },
+  { .name = "pattern", .type = CLI_FIELD_STRING,
+    .description = "A regular expression (PCRE): only the lines it matches, each with its line "
+                   "number and offset" },
 };
 
 /*
@@ -289,6 +306,13 @@ cli_field_check (const CliField  *field,
                                    json_node_get_string (value), &unused, error);
       }
 
+    case CLI_FIELD_COUNT:
+      if (held == G_TYPE_INT64 && json_node_get_int (value) >= 0)
+        return TRUE;
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                   "“%s” must be a whole number from 0", field->name);
+      return FALSE;
+
     case CLI_FIELD_ANY:
     default:
       return TRUE;
@@ -315,6 +339,7 @@ cli_field_schema (const CliField     *field,
     [CLI_FIELD_BOOLEAN] = "boolean",
     [CLI_FIELD_ENUM] = "string",
     [CLI_FIELD_ANY] = NULL,
+    [CLI_FIELD_COUNT] = "integer",
   };
 
   json_builder_begin_object (builder);
@@ -323,7 +348,7 @@ cli_field_schema (const CliField     *field,
       json_builder_set_member_name (builder, "type");
       json_builder_add_string_value (builder, json_types[type]);
     }
-  if (type == CLI_FIELD_SECONDS)
+  if (type == CLI_FIELD_SECONDS || type == CLI_FIELD_COUNT)
     {
       json_builder_set_member_name (builder, "minimum");
       json_builder_add_int_value (builder, 0);
@@ -411,6 +436,7 @@ cli_request_from_fields (JsonObject *object)
           g_value_set_enum (&value, nick_value);
           break;
         case CLI_FIELD_ANY:
+        case CLI_FIELD_COUNT:
         default:
           g_assert_not_reached ();
         }
@@ -471,6 +497,16 @@ cli_check_seconds (const char  *what,
   g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
                "%s must be a number of seconds from 0 to %d", what, G_MAXINT);
   return FALSE;
+}
+
+/* A checked count, or -1 when absent or null. */
+gint64
+cli_fields_get_count (JsonObject *object,
+                      const char *name)
+{
+  JsonNode *member = json_object_get_member (object, name);
+
+  return member != NULL && !JSON_NODE_HOLDS_NULL (member) ? json_node_get_int (member) : -1;
 }
 
 /* A checked duration, or 0 when absent or null. */
@@ -692,6 +728,49 @@ add_omitted_at (JsonBuilder       *builder,
 }
 
 static void
+add_omitted_lines (JsonBuilder       *builder,
+                   const ResultField *field,
+                   TerretResult      *result)
+{
+  json_builder_set_member_name (builder, field->name);
+  if (terret_result_get_dropped (result, field->stream) > 0)
+    json_builder_add_int_value (builder, (gint64) terret_result_get_omitted_lines (result, field->stream));
+  else
+    json_builder_add_null_value (builder);
+}
+
+/* [{"offset": N, "text": "..."}]: the omitted lines that look like errors. */
+static void
+add_omitted_errors (JsonBuilder       *builder,
+                    const ResultField *field,
+                    TerretResult      *result)
+{
+  GPtrArray *lines = terret_result_get_omitted_errors (result, field->stream);
+
+  json_builder_set_member_name (builder, field->name);
+  if (lines == NULL || terret_result_get_dropped (result, field->stream) == 0)
+    {
+      json_builder_add_null_value (builder);
+      return;
+    }
+
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < lines->len; i++)
+    {
+      TerretOutputLine *line = g_ptr_array_index (lines, i);
+      gsize len = 0;
+      const guint8 *data = g_bytes_get_data (terret_output_line_get_text (line), &len);
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "offset");
+      json_builder_add_int_value (builder, (gint64) terret_output_line_get_offset (line));
+      add_bytes_member (builder, "text", data, len);
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+}
+
+static void
 add_full_output (JsonBuilder       *builder,
                  const ResultField *field,
                  TerretResult      *result)
@@ -766,12 +845,22 @@ static const ResultField result_fields[] = {
   { "stdout_dropped", "\"integer\"", "Bytes of stdout the capture dropped", add_dropped },
   { "omitted_at", "[\"integer\", \"null\"]",
     "Where in the output the omitted bytes begin (stdout_dropped of them)", add_omitted_at },
+  { "omitted_lines", "[\"integer\", \"null\"]",
+    "How many lines the omitted bytes held (their newlines)", add_omitted_lines },
+  { "omitted_errors", "[\"array\", \"null\"]",
+    "The first omitted lines that look like errors (compiler, test runner, traceback, error:), "
+    "each {offset, text}: read around one with bash_output", add_omitted_errors },
   { "full_output", "[\"string\", \"null\"]", "The file holding the whole output, with keep_full_output",
     add_full_output, .bytes = TRUE },
   { "stderr_dropped", "\"integer\"", "Bytes of stderr the capture dropped",
     add_dropped, .stream = TERRET_STREAM_STDERR },
   { "stderr_omitted_at", "[\"integer\", \"null\"]", "Where in stderr the omitted bytes begin",
     add_omitted_at, .stream = TERRET_STREAM_STDERR },
+  { "stderr_omitted_lines", "[\"integer\", \"null\"]", "How many lines the omitted stderr held",
+    add_omitted_lines, .stream = TERRET_STREAM_STDERR },
+  { "stderr_omitted_errors", "[\"array\", \"null\"]",
+    "The first omitted stderr lines that look like errors, each {offset, text}",
+    add_omitted_errors, .stream = TERRET_STREAM_STDERR },
   { "stderr_full_output", "[\"string\", \"null\"]",
     "The file holding the whole of stderr, with keep_full_output",
     add_full_output, .bytes = TRUE, .stream = TERRET_STREAM_STDERR },

@@ -19,6 +19,7 @@ G_BEGIN_DECLS
  * @CLI_FIELD_BOOLEAN: true or false
  * @CLI_FIELD_ENUM: a string, one of an enum's nicks
  * @CLI_FIELD_ANY: any JSON value
+ * @CLI_FIELD_COUNT: a whole number from 0 (bytes, lines)
  *
  * What a request field holds. `null` counts as missing whatever the type.
  */
@@ -29,6 +30,7 @@ typedef enum {
   CLI_FIELD_BOOLEAN,
   CLI_FIELD_ENUM,
   CLI_FIELD_ANY,
+  CLI_FIELD_COUNT,
 } CliFieldType;
 
 /*
@@ -70,6 +72,8 @@ gboolean        cli_json_get_string           (JsonObject          *object,
                                                const char          *name,
                                                const char         **out);
 const char     *cli_fields_get_string         (JsonObject          *fields,
+                                               const char          *name);
+gint64          cli_fields_get_count          (JsonObject          *fields,
                                                const char          *name);
 double          cli_fields_get_seconds        (JsonObject          *fields,
                                                const char          *name);

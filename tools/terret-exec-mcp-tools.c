@@ -257,7 +257,8 @@ static void
 add_tool (JsonBuilder        *builder,
           const CliOp        *op,
           TerretCapabilities  caps,
-          gboolean            structured)
+          gboolean            structured,
+          gboolean            tasks)
 {
   g_auto(GStrv) names = cli_op_field_names (op);
 
@@ -301,6 +302,16 @@ add_tool (JsonBuilder        *builder,
       json_builder_set_member_name (builder, "outputSchema");
       json_builder_add_value (builder, cli_result_schema ());
     }
+  /* A task is the client's choice: a short command is better answered
+   * at once. */
+  if (op->tasks && tasks)
+    {
+      json_builder_set_member_name (builder, "execution");
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "taskSupport");
+      json_builder_add_string_value (builder, "optional");
+      json_builder_end_object (builder);
+    }
   json_builder_end_object (builder);
 }
 
@@ -308,12 +319,14 @@ add_tool (JsonBuilder        *builder,
  * cli_mcp_tools_list:
  * @caps: what the backend can do
  * @structured: whether the client takes outputSchema (MCP 2025-06-18)
+ * @tasks: whether the client may run tools as tasks (MCP 2025-11-25)
  *
  * The result of `tools/list`: the tools this backend can serve.
  */
 JsonNode *
 cli_mcp_tools_list (TerretCapabilities caps,
-                    gboolean           structured)
+                    gboolean           structured,
+                    gboolean           tasks)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
   guint n_ops;
@@ -325,7 +338,7 @@ cli_mcp_tools_list (TerretCapabilities caps,
   for (guint i = 0; i < n_ops; i++)
     {
       if (ops[i].tool != NULL && (caps & ops[i].needs) == ops[i].needs)
-        add_tool (builder, &ops[i], caps, structured);
+        add_tool (builder, &ops[i], caps, structured, tasks);
     }
   json_builder_end_array (builder);
   json_builder_end_object (builder);

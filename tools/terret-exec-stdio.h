@@ -8,6 +8,8 @@
 #include <json-glib/json-glib.h>
 #include <terret-exec.h>
 
+#include "terret-exec-read.h"
+
 G_BEGIN_DECLS
 
 typedef struct _CliStdio CliStdio;
@@ -65,6 +67,8 @@ typedef void (*CliProgressFunc) (CliCall *call,
  * @cancel_at_end: the end of input cancels the calls in flight rather than
  *   letting them answer
  * @strict_close: closing a session that no run named is an error
+ * @keep_full_output: runs keep their full output unless the call or the
+ *   host's `--set keep-full-output` says otherwise
  * @summary: the --help summary
  * @reference: the page that documents it, for --help
  * @handle: carries out one request, an object whose line had no fault
@@ -84,6 +88,7 @@ typedef struct
   const char * const *envelope;
   gboolean cancel_at_end;
   gboolean strict_close;
+  gboolean keep_full_output;
   char     *(*summary)     (void);
   const char *reference;
   void      (*handle)      (CliStdio         *server,
@@ -106,6 +111,8 @@ int              cli_stdio_main            (const CliDialect  *dialect,
 const CliDialect *cli_stdio_get_dialect    (CliStdio          *server);
 TerretExecutor  *cli_stdio_get_executor    (CliStdio          *server);
 GHashTable      *cli_stdio_get_sessions    (CliStdio          *server);
+CliOutputs      *cli_stdio_get_outputs     (CliStdio          *server);
+gboolean         cli_stdio_keeps_full_output (CliStdio        *server);
 gpointer         cli_stdio_get_data        (CliStdio          *server);
 void             cli_stdio_set_data        (CliStdio          *server,
                                             gpointer           data,

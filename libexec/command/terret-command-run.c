@@ -484,6 +484,8 @@ run_take_stretch_final (CommandRun *run,
       gsize whole;
 
       bytes = _terret_stream_capture_finish (rs->capture, FALSE, &dropped, &cut);
+      if (dropped > 0)
+        _terret_stream_capture_report_omitted (rs->capture, result, rs->stream, rs->offset);
       g_clear_pointer (&rs->capture, _terret_stream_capture_free);
       data = g_bytes_get_data (bytes, &len);
       /* The kept bytes end where the stretch does, unless a head dropped
