@@ -186,7 +186,7 @@ run (Shell        *shell,
   gboolean careful = shell->careful || _terret_protocol_needs_care (request->command);
   int status = -1;
 
-  line = _terret_protocol_request (request->command, ++shell->exchange,
+  line = _terret_protocol_request (request->command, NULL, NULL, ++shell->exchange,
                                    _terret_protocol_choose_carry (request->command),
                                    careful, _terret_protocol_may_exec (request->command), FALSE);
   floor_write_all (shell->master, line->data, line->len);

@@ -116,6 +116,7 @@ terret_executor_run_async (TerretExecutor      *self,
 {
   TerretExecutorInterface *iface;
   TerretCapabilities caps;
+  TerretIdleAction idle_action;
   const char *refused = NULL;
 
   g_return_if_fail (TERRET_IS_EXECUTOR (self));
@@ -138,6 +139,25 @@ terret_executor_run_async (TerretExecutor      *self,
   else if (terret_request_get_timeout_action (request) == TERRET_TIMEOUT_ACTION_DETACH &&
            !(caps & TERRET_CAPABILITY_DETACH))
     refused = "a timeout that detaches (on_timeout=detach)";
+  else if (terret_request_get_return_after (request) > 0 && !(caps & TERRET_CAPABILITY_DETACH))
+    refused = "a return-after (it needs commands left running)";
+  else if ((terret_request_get_deadline (request) > 0 ||
+            terret_request_get_idle_timeout (request, NULL) > 0) && !(caps & TERRET_CAPABILITY_CLOCKS))
+    refused = "a deadline or an idle timeout";
+  else if (terret_request_get_idle_timeout (request, &idle_action) > 0 &&
+           idle_action == TERRET_IDLE_ACTION_RETURN && !(caps & TERRET_CAPABILITY_DETACH))
+    refused = "an idle timeout that returns (it needs commands left running)";
+
+  if (refused == NULL && terret_request_get_return_after (request) > 0 &&
+      terret_request_get_timeout (request) > 0)
+    {
+      g_task_report_new_error (self, callback, user_data, terret_executor_run_async,
+                               TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                               "a request has one of timeout and return-after, which are one "
+                               "clock (return-after is a timeout that detaches); a hard end "
+                               "is a deadline");
+      return;
+    }
 
   if (refused != NULL)
     {
@@ -509,6 +529,118 @@ terret_executor_poll_async (TerretExecutor      *self,
     }
 
   iface->poll_async (self, session, wait, cancellable, callback, user_data);
+}
+
+/**
+ * terret_executor_list_async:
+ * @self: an executor
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async) (closure user_data): called with the list
+ * @user_data: data for @callback
+ *
+ * Lists the sessions @self keeps and the commands it left running: each
+ * with its key, its state, the command and when it started, the process
+ * on this host behind it where the backend knows one, and the bytes it
+ * printed so far. A host that lost track of a key (after its own restart
+ * of a conversation, say) finds it here, and reaches the command with
+ * poll, input, interrupt or close. A backend without
+ * %TERRET_CAPABILITY_LIST fails with %TERRET_EXEC_ERROR_NOT_SUPPORTED.
+ *
+ * Since: 0.2
+ */
+void
+terret_executor_list_async (TerretExecutor      *self,
+                            GCancellable        *cancellable,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data)
+{
+  TerretExecutorInterface *iface;
+
+  g_return_if_fail (TERRET_IS_EXECUTOR (self));
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  iface = TERRET_EXECUTOR_GET_IFACE (self);
+  if (iface->list_async == NULL || iface->list_finish == NULL ||
+      !(terret_executor_get_capabilities (self) & TERRET_CAPABILITY_LIST))
+    {
+      g_task_report_new_error (self, callback, user_data, terret_executor_list_async,
+                               TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_NOT_SUPPORTED,
+                               "the %s backend cannot list its sessions",
+                               terret_executor_get_name (self));
+      return;
+    }
+
+  iface->list_async (self, cancellable, callback, user_data);
+}
+
+/**
+ * terret_executor_list_finish:
+ * @self: an executor
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError
+ *
+ * Completes [method@Terret.Executor.list_async].
+ *
+ * Returns: (transfer container) (element-type Terret.SessionInfo): the
+ *   entries, sorted by key, or %NULL with @error set
+ *
+ * Since: 0.2
+ */
+GPtrArray *
+terret_executor_list_finish (TerretExecutor  *self,
+                             GAsyncResult    *result,
+                             GError         **error)
+{
+  g_return_val_if_fail (TERRET_IS_EXECUTOR (self), NULL);
+  g_return_val_if_fail (G_IS_ASYNC_RESULT (result), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (g_async_result_is_tagged (result, terret_executor_list_async))
+    return g_task_propagate_pointer (G_TASK (result), error);
+
+  return TERRET_EXECUTOR_GET_IFACE (self)->list_finish (self, result, error);
+}
+
+/**
+ * terret_executor_list:
+ * @self: an executor
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError
+ *
+ * The synchronous form of [method@Terret.Executor.list_async].
+ *
+ * Returns: (transfer container) (element-type Terret.SessionInfo): the
+ *   entries, sorted by key, or %NULL with @error set
+ *
+ * Since: 0.2
+ */
+GPtrArray *
+terret_executor_list (TerretExecutor  *self,
+                      GCancellable    *cancellable,
+                      GError         **error)
+{
+  g_autoptr(GMainContext) context = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  GPtrArray *ret;
+
+  g_return_val_if_fail (TERRET_IS_EXECUTOR (self), NULL);
+  g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  context = g_main_context_new ();
+  g_main_context_push_thread_default (context);
+
+  terret_executor_list_async (self, cancellable, run_sync_done, &result);
+  while (result == NULL)
+    g_main_context_iteration (context, TRUE);
+
+  ret = terret_executor_list_finish (self, result, error);
+
+  for (guint i = 0; i < SYNC_DRAIN_ITERATIONS && g_main_context_pending (context); i++)
+    g_main_context_iteration (context, FALSE);
+  g_main_context_pop_thread_default (context);
+
+  return ret;
 }
 
 /**

@@ -13,6 +13,7 @@
 
 #include "terret-request.h"
 #include "terret-result.h"
+#include "terret-session-info.h"
 #include "terret-types.h"
 #include "terret-version-macros.h"
 
@@ -126,6 +127,11 @@ G_DECLARE_INTERFACE (TerretExecutor, terret_executor, TERRET, EXECUTOR, GObject)
  * @poll_finish: complete a poll
  * @dup_containment: describe how what commands start is contained and
  *   limited here (optional; since 0.2)
+ * @list_async: list the sessions and the commands left running; the
+ *   task completes on the caller's thread-default main context. %NULL
+ *   when the backend cannot (%TERRET_CAPABILITY_LIST; since 0.2)
+ * @list_finish: complete a list, returning a #GPtrArray of
+ *   [class@Terret.SessionInfo] (since 0.2)
  *
  * The virtual methods of [iface@Terret.Executor]. Backends may also
  * implement [iface@Gio.Initable]: a backend that cannot work on this host fails
@@ -168,9 +174,16 @@ struct _TerretExecutorInterface
                                            GAsyncResult         *result,
                                            GError              **error);
   char               *(*dup_containment)  (TerretExecutor       *self);
+  void                (*list_async)       (TerretExecutor       *self,
+                                           GCancellable         *cancellable,
+                                           GAsyncReadyCallback   callback,
+                                           gpointer              user_data);
+  GPtrArray          *(*list_finish)      (TerretExecutor       *self,
+                                           GAsyncResult         *result,
+                                           GError              **error);
 
   /*< private >*/
-  gpointer _reserved[7];
+  gpointer _reserved[5];
 };
 
 TERRET_AVAILABLE_IN_0_1
@@ -235,6 +248,19 @@ TERRET_AVAILABLE_IN_0_1
 TerretResult       *terret_executor_poll             (TerretExecutor       *self,
                                                       const char           *session,
                                                       double                wait,
+                                                      GCancellable         *cancellable,
+                                                      GError              **error);
+TERRET_AVAILABLE_IN_0_2
+void                terret_executor_list_async       (TerretExecutor       *self,
+                                                      GCancellable         *cancellable,
+                                                      GAsyncReadyCallback   callback,
+                                                      gpointer              user_data);
+TERRET_AVAILABLE_IN_0_2
+GPtrArray          *terret_executor_list_finish      (TerretExecutor       *self,
+                                                      GAsyncResult         *result,
+                                                      GError              **error);
+TERRET_AVAILABLE_IN_0_2
+GPtrArray          *terret_executor_list             (TerretExecutor       *self,
                                                       GCancellable         *cancellable,
                                                       GError              **error);
 TERRET_AVAILABLE_IN_0_2

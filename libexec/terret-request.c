@@ -36,6 +36,10 @@ struct _TerretRequest
   TerretTimeoutAction timeout_action;
   TerretCaptureMode capture;
   gboolean keep_full_output;
+  double return_after;
+  double deadline;
+  double idle_timeout;
+  TerretIdleAction idle_action;
 
   TerretProgressFunc progress_func;
   gpointer progress_data;
@@ -54,6 +58,10 @@ enum {
   PROP_ENV,
   PROP_CAPTURE,
   PROP_KEEP_FULL_OUTPUT,
+  PROP_RETURN_AFTER,
+  PROP_DEADLINE,
+  PROP_IDLE_TIMEOUT,
+  PROP_IDLE_ACTION,
   N_PROPS
 };
 
@@ -107,6 +115,18 @@ terret_request_get_property (GObject    *object,
     case PROP_KEEP_FULL_OUTPUT:
       g_value_set_boolean (value, self->keep_full_output);
       break;
+    case PROP_RETURN_AFTER:
+      g_value_set_double (value, self->return_after);
+      break;
+    case PROP_DEADLINE:
+      g_value_set_double (value, self->deadline);
+      break;
+    case PROP_IDLE_TIMEOUT:
+      g_value_set_double (value, self->idle_timeout);
+      break;
+    case PROP_IDLE_ACTION:
+      g_value_set_enum (value, self->idle_action);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -145,6 +165,18 @@ terret_request_set_property (GObject      *object,
       break;
     case PROP_KEEP_FULL_OUTPUT:
       terret_request_set_keep_full_output (self, g_value_get_boolean (value));
+      break;
+    case PROP_RETURN_AFTER:
+      terret_request_set_return_after (self, g_value_get_double (value));
+      break;
+    case PROP_DEADLINE:
+      terret_request_set_deadline (self, g_value_get_double (value));
+      break;
+    case PROP_IDLE_TIMEOUT:
+      terret_request_set_idle_timeout (self, g_value_get_double (value), self->idle_action);
+      break;
+    case PROP_IDLE_ACTION:
+      terret_request_set_idle_timeout (self, self->idle_timeout, g_value_get_enum (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -262,6 +294,63 @@ terret_request_class_init (TerretRequestClass *klass)
     g_param_spec_boolean ("keep-full-output", NULL, NULL,
                           FALSE,
                           (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * TerretRequest:return-after:
+   *
+   * Seconds after which the run hands back the output so far and leaves
+   * the command running; 0: never. The same clock as
+   * [property@Terret.Request:timeout] with
+   * %TERRET_TIMEOUT_ACTION_DETACH, under a clearer name: a request gives
+   * one or the other.
+   *
+   * Since: 0.2
+   */
+  properties[PROP_RETURN_AFTER] =
+    g_param_spec_double ("return-after", NULL, NULL,
+                         0, G_MAXDOUBLE, 0,
+                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * TerretRequest:deadline:
+   *
+   * Seconds after its start at which the command and everything it
+   * started end, whether the run still waits for it or handed it back
+   * (return-after, a detaching timeout, an idle return), polled or not;
+   * 0: none.
+   *
+   * Since: 0.2
+   */
+  properties[PROP_DEADLINE] =
+    g_param_spec_double ("deadline", NULL, NULL,
+                         0, G_MAXDOUBLE, 0,
+                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * TerretRequest:idle-timeout:
+   *
+   * Seconds without a byte of output after which
+   * [property@Terret.Request:idle-action] applies; 0: none.
+   *
+   * Since: 0.2
+   */
+  properties[PROP_IDLE_TIMEOUT] =
+    g_param_spec_double ("idle-timeout", NULL, NULL,
+                         0, G_MAXDOUBLE, 0,
+                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * TerretRequest:idle-action:
+   *
+   * What the idle timeout does: end the command, or hand it back marked
+   * stalled and leave it running.
+   *
+   * Since: 0.2
+   */
+  properties[PROP_IDLE_ACTION] =
+    g_param_spec_enum ("idle-action", NULL, NULL,
+                       TERRET_TYPE_IDLE_ACTION, TERRET_IDLE_ACTION_KILL,
+                       (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -456,6 +545,161 @@ terret_request_set_timeout_action (TerretRequest       *self,
       self->timeout_action = action;
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TIMEOUT_ACTION]);
     }
+}
+
+/**
+ * terret_request_get_return_after:
+ * @self: a request
+ *
+ * Gets when the run hands the command back still running.
+ *
+ * Returns: seconds, 0 for never
+ *
+ * Since: 0.2
+ */
+double
+terret_request_get_return_after (TerretRequest *self)
+{
+  g_return_val_if_fail (TERRET_IS_REQUEST (self), 0);
+
+  return self->return_after;
+}
+
+/**
+ * terret_request_set_return_after:
+ * @self: a request
+ * @seconds: seconds, fractions allowed; 0 for never
+ *
+ * Sets when the run hands back the output so far and leaves the command
+ * running ([method@Terret.Result.get_running]; poll, input and interrupt
+ * reach it). This is [method@Terret.Request.set_timeout] with
+ * %TERRET_TIMEOUT_ACTION_DETACH under a clearer name; a request with both
+ * a timeout and a return-after is refused with
+ * %TERRET_EXEC_ERROR_INVALID_REQUEST. A backend without
+ * %TERRET_CAPABILITY_DETACH refuses it with
+ * %TERRET_EXEC_ERROR_NOT_SUPPORTED.
+ *
+ * Since: 0.2
+ */
+void
+terret_request_set_return_after (TerretRequest *self,
+                                 double         seconds)
+{
+  g_return_if_fail (TERRET_IS_REQUEST (self));
+  g_return_if_fail (seconds >= 0);
+
+  if (self->return_after != seconds)
+    {
+      self->return_after = seconds;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RETURN_AFTER]);
+    }
+}
+
+/**
+ * terret_request_get_deadline:
+ * @self: a request
+ *
+ * Gets the command's hard end.
+ *
+ * Returns: seconds after the start, 0 for none
+ *
+ * Since: 0.2
+ */
+double
+terret_request_get_deadline (TerretRequest *self)
+{
+  g_return_val_if_fail (TERRET_IS_REQUEST (self), 0);
+
+  return self->deadline;
+}
+
+/**
+ * terret_request_set_deadline:
+ * @self: a request
+ * @seconds: seconds after the command's start, fractions allowed; 0 for none
+ *
+ * Sets a hard end: when it passes, the command and everything it started
+ * are ended, whether the run still waits for it or already handed it
+ * back, and whether or not anyone polls it. The result that reports the
+ * end has [method@Terret.Result.get_clock] %TERRET_CLOCK_DEADLINE.
+ *
+ * Since: 0.2
+ */
+void
+terret_request_set_deadline (TerretRequest *self,
+                             double         seconds)
+{
+  g_return_if_fail (TERRET_IS_REQUEST (self));
+  g_return_if_fail (seconds >= 0);
+
+  if (self->deadline != seconds)
+    {
+      self->deadline = seconds;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DEADLINE]);
+    }
+}
+
+/**
+ * terret_request_get_idle_timeout:
+ * @self: a request
+ * @action: (out) (optional): return location for what it does
+ *
+ * Gets the idle timeout and what it does.
+ *
+ * Returns: seconds without output, 0 for none
+ *
+ * Since: 0.2
+ */
+double
+terret_request_get_idle_timeout (TerretRequest    *self,
+                                 TerretIdleAction *action)
+{
+  if (action != NULL)
+    *action = TERRET_IDLE_ACTION_KILL;
+  g_return_val_if_fail (TERRET_IS_REQUEST (self), 0);
+
+  if (action != NULL)
+    *action = self->idle_action;
+  return self->idle_timeout;
+}
+
+/**
+ * terret_request_set_idle_timeout:
+ * @self: a request
+ * @seconds: seconds without a byte of output, fractions allowed; 0 for none
+ * @action: what happens then
+ *
+ * Sets what happens to a command that prints nothing for @seconds: with
+ * %TERRET_IDLE_ACTION_KILL it is ended with everything it started; with
+ * %TERRET_IDLE_ACTION_RETURN the run hands back the output so far,
+ * marked [method@Terret.Result.get_stalled], and the command goes on
+ * (as a detach: a backend without %TERRET_CAPABILITY_DETACH refuses it
+ * with %TERRET_EXEC_ERROR_NOT_SUPPORTED). The clock counts from the
+ * last byte the command printed, or from its start.
+ *
+ * Since: 0.2
+ */
+void
+terret_request_set_idle_timeout (TerretRequest    *self,
+                                 double            seconds,
+                                 TerretIdleAction  action)
+{
+  g_return_if_fail (TERRET_IS_REQUEST (self));
+  g_return_if_fail (seconds >= 0);
+  g_return_if_fail (action == TERRET_IDLE_ACTION_KILL || action == TERRET_IDLE_ACTION_RETURN);
+
+  g_object_freeze_notify (G_OBJECT (self));
+  if (self->idle_timeout != seconds)
+    {
+      self->idle_timeout = seconds;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_IDLE_TIMEOUT]);
+    }
+  if (self->idle_action != action)
+    {
+      self->idle_action = action;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_IDLE_ACTION]);
+    }
+  g_object_thaw_notify (G_OBJECT (self));
 }
 
 /**

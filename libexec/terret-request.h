@@ -81,6 +81,23 @@ gboolean             terret_request_get_keep_full_output (TerretRequest    *self
 TERRET_AVAILABLE_IN_0_2
 void                 terret_request_set_keep_full_output (TerretRequest    *self,
                                                           gboolean          keep);
+TERRET_AVAILABLE_IN_0_2
+double               terret_request_get_return_after   (TerretRequest      *self);
+TERRET_AVAILABLE_IN_0_2
+void                 terret_request_set_return_after   (TerretRequest      *self,
+                                                        double              seconds);
+TERRET_AVAILABLE_IN_0_2
+double               terret_request_get_deadline       (TerretRequest      *self);
+TERRET_AVAILABLE_IN_0_2
+void                 terret_request_set_deadline       (TerretRequest      *self,
+                                                        double              seconds);
+TERRET_AVAILABLE_IN_0_2
+double               terret_request_get_idle_timeout   (TerretRequest      *self,
+                                                        TerretIdleAction   *action);
+TERRET_AVAILABLE_IN_0_2
+void                 terret_request_set_idle_timeout   (TerretRequest      *self,
+                                                        double              seconds,
+                                                        TerretIdleAction    action);
 TERRET_AVAILABLE_IN_0_1
 const char          *terret_request_get_cwd            (TerretRequest      *self);
 TERRET_AVAILABLE_IN_0_1

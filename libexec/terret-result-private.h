@@ -6,12 +6,17 @@
 #pragma once
 
 #include "terret-result.h"
+#include "terret-output-line.h"
 #include "terret-spool-private.h"
 
 G_BEGIN_DECLS
 
-void _terret_result_set_spool (TerretResult *self,
-                               TerretStream  stream,
-                               TerretSpool  *spool);
+void _terret_result_set_spool         (TerretResult *self,
+                                       TerretStream  stream,
+                                       TerretSpool  *spool);
+void _terret_result_set_omitted_lines (TerretResult *self,
+                                       TerretStream  stream,
+                                       guint64       lines,
+                                       GPtrArray    *errors);
 
 G_END_DECLS

@@ -26,8 +26,10 @@
  * renderer can show "… N bytes omitted …" at the right place
  * ([method@Terret.Result.format_omitted] writes that line), and
  * [method@Terret.Result.get_omitted_at] says where in the stream they
- * began. With keep-full-output, [method@Terret.Result.get_full_output]
- * names a file that holds every byte.
+ * began; [method@Terret.Result.get_omitted_lines] and
+ * [method@Terret.Result.get_omitted_errors] say what they held. With
+ * keep-full-output, [method@Terret.Result.get_full_output] names a file
+ * that holds every byte.
  *
  * The setters are for backends, which build a result once before handing
  * it to the caller.
@@ -46,10 +48,15 @@ struct _TerretResult
   guint64 dropped[2];
   gsize cut_offset[2];
   guint64 omitted_at[2];
+  guint64 omitted_lines[2];
+  GPtrArray *omitted_errors[2]; /* (owned) (nullable) (element-type TerretOutputLine) */
   TerretSpool *spool[2];        /* (owned) (nullable) */
   int exit_status;              /* -1 when none */
   int term_signal;              /* 0 when none */
+  GArray *pipestatus;           /* (owned) (nullable) of int */
+  TerretClock clock;
   guint timed_out : 1;
+  guint stalled : 1;
   guint running : 1;
 };
 
@@ -65,8 +72,11 @@ terret_result_finalize (GObject *object)
   if (self->notice != NULL)
     g_string_free (g_steal_pointer (&self->notice), TRUE);
   g_clear_pointer (&self->cwd, g_free);
+  g_clear_pointer (&self->pipestatus, g_array_unref);
   g_clear_pointer (&self->spool[0], _terret_spool_unref);
   g_clear_pointer (&self->spool[1], _terret_spool_unref);
+  g_clear_pointer (&self->omitted_errors[0], g_ptr_array_unref);
+  g_clear_pointer (&self->omitted_errors[1], g_ptr_array_unref);
 
   G_OBJECT_CLASS (terret_result_parent_class)->finalize (object);
 }
@@ -345,6 +355,138 @@ terret_result_get_cwd (TerretResult *self)
 }
 
 /**
+ * terret_result_get_pipestatus:
+ * @self: a result
+ * @n_statuses: (out) (optional): return location for the number of statuses
+ *
+ * Gets the exit statuses of the commands of the last pipeline the command
+ * line ran, as bash's `PIPESTATUS` has them: `false | true` gives 1 and 0,
+ * where the exit status is the last one's (0) unless `pipefail` is on.
+ *
+ * Returns: (nullable) (array length=n_statuses): the statuses, or %NULL
+ *   where the backend cannot know them (see the backend's documentation)
+ *   or none were seen
+ *
+ * Since: 0.2
+ */
+const int *
+terret_result_get_pipestatus (TerretResult *self,
+                              guint        *n_statuses)
+{
+  if (n_statuses != NULL)
+    *n_statuses = 0;
+  g_return_val_if_fail (TERRET_IS_RESULT (self), NULL);
+
+  if (self->pipestatus == NULL)
+    return NULL;
+  if (n_statuses != NULL)
+    *n_statuses = self->pipestatus->len;
+  return (const int *)(gpointer)self->pipestatus->data;
+}
+
+/**
+ * terret_result_get_clock:
+ * @self: a result
+ *
+ * Gets which of the request's clocks ended the command or handed it back:
+ * %TERRET_CLOCK_NONE when none did (it ended on its own, or was stopped).
+ *
+ * Returns: the clock
+ *
+ * Since: 0.2
+ */
+TerretClock
+terret_result_get_clock (TerretResult *self)
+{
+  g_return_val_if_fail (TERRET_IS_RESULT (self), TERRET_CLOCK_NONE);
+
+  return self->clock;
+}
+
+/**
+ * terret_result_get_stalled:
+ * @self: a result
+ *
+ * Gets whether the command was handed back because it printed nothing
+ * for its idle timeout (`on_idle` return): it goes on, and may be
+ * waiting for input.
+ *
+ * Returns: whether the command stalled
+ *
+ * Since: 0.2
+ */
+gboolean
+terret_result_get_stalled (TerretResult *self)
+{
+  g_return_val_if_fail (TERRET_IS_RESULT (self), FALSE);
+
+  return self->stalled;
+}
+
+/**
+ * terret_result_set_pipestatus:
+ * @self: a result
+ * @statuses: (array length=n_statuses) (nullable): the statuses
+ * @n_statuses: how many
+ *
+ * Sets the statuses of the last pipeline; see
+ * [method@Terret.Result.get_pipestatus].
+ *
+ * Since: 0.2
+ */
+void
+terret_result_set_pipestatus (TerretResult *self,
+                              const int    *statuses,
+                              guint         n_statuses)
+{
+  g_return_if_fail (TERRET_IS_RESULT (self));
+  g_return_if_fail (statuses != NULL || n_statuses == 0);
+
+  g_clear_pointer (&self->pipestatus, g_array_unref);
+  if (statuses == NULL)
+    return;
+  self->pipestatus = g_array_sized_new (FALSE, FALSE, sizeof (int), n_statuses);
+  g_array_append_vals (self->pipestatus, statuses, n_statuses);
+}
+
+/**
+ * terret_result_set_clock:
+ * @self: a result
+ * @clock: the clock that ended the command or handed it back
+ *
+ * Sets which clock ended the command; see [method@Terret.Result.get_clock].
+ *
+ * Since: 0.2
+ */
+void
+terret_result_set_clock (TerretResult *self,
+                         TerretClock   clock)
+{
+  g_return_if_fail (TERRET_IS_RESULT (self));
+
+  self->clock = clock;
+}
+
+/**
+ * terret_result_set_stalled:
+ * @self: a result
+ * @stalled: whether the command stalled
+ *
+ * Sets whether the command was handed back for printing nothing; see
+ * [method@Terret.Result.get_stalled].
+ *
+ * Since: 0.2
+ */
+void
+terret_result_set_stalled (TerretResult *self,
+                           gboolean      stalled)
+{
+  g_return_if_fail (TERRET_IS_RESULT (self));
+
+  self->stalled = !!stalled;
+}
+
+/**
  * terret_result_set_exit_status:
  * @self: a result
  * @status: the exit status, 0 to 255, or -1 for none
@@ -606,6 +748,79 @@ terret_result_get_omitted_at (TerretResult *self,
 }
 
 /**
+ * terret_result_get_omitted_lines:
+ * @self: a result
+ * @stream: which stream
+ *
+ * Gets how many lines the omitted bytes held: the newlines among them,
+ * which is the number of omitted lines when the cut falls at line
+ * starts, as it does where a newline is near. Counted as the bytes went
+ * past, not by reading them again. Meaningful only when
+ * [method@Terret.Result.get_dropped] is not 0.
+ *
+ * Returns: the newlines among the omitted bytes
+ *
+ * Since: 0.2
+ */
+guint64
+terret_result_get_omitted_lines (TerretResult *self,
+                                 TerretStream  stream)
+{
+  g_return_val_if_fail (TERRET_IS_RESULT (self), 0);
+  g_return_val_if_fail (stream <= TERRET_STREAM_STDERR, 0);
+
+  return self->omitted_lines[stream];
+}
+
+/**
+ * terret_result_get_omitted_errors:
+ * @self: a result
+ * @stream: which stream
+ *
+ * Gets the first lines among the omitted bytes that look like errors (at
+ * most ten): a compiler's `file:line:col: error`, `error:` or `Error:`,
+ * a test runner's `FAILED`, `FAIL:` or `not ok`, a Python `Traceback`, a
+ * `panic:`. Each carries its offset in the stream, so a caller can read
+ * around it in the full-output file. They were found as the output went
+ * past, in bounded memory.
+ *
+ * Returns: (transfer none) (nullable) (element-type TerretOutputLine): the
+ *   lines, empty when none looked like an error; %NULL when nothing was
+ *   omitted
+ *
+ * Since: 0.2
+ */
+GPtrArray *
+terret_result_get_omitted_errors (TerretResult *self,
+                                  TerretStream  stream)
+{
+  g_return_val_if_fail (TERRET_IS_RESULT (self), NULL);
+  g_return_val_if_fail (stream <= TERRET_STREAM_STDERR, NULL);
+
+  return self->omitted_errors[stream];
+}
+
+/*
+ * _terret_result_set_omitted_lines:
+ * @errors: (element-type TerretOutputLine): the error lines, referenced
+ *
+ * For the engines: what the omitted bytes of @stream held.
+ */
+void
+_terret_result_set_omitted_lines (TerretResult *self,
+                                  TerretStream  stream,
+                                  guint64       lines,
+                                  GPtrArray    *errors)
+{
+  g_return_if_fail (TERRET_IS_RESULT (self));
+  g_return_if_fail (stream <= TERRET_STREAM_STDERR);
+
+  self->omitted_lines[stream] = lines;
+  g_clear_pointer (&self->omitted_errors[stream], g_ptr_array_unref);
+  self->omitted_errors[stream] = g_ptr_array_ref (errors);
+}
+
+/**
  * terret_result_set_omitted_at:
  * @self: a result
  * @stream: which stream
@@ -644,13 +859,16 @@ result_get_stream (TerretResult *self,
  * [method@Terret.Result.get_cut_offset] in the kept bytes, for instance
  *
  * ```
- * [… 524288 bytes omitted, from byte 524288 of the output …]
+ * [… 524288 bytes omitted, from byte 524288 of the output (43690 lines) …]
+ * [… at byte 600123: src/main.c:12:5: error: expected ‘;’ …]
  * ```
  *
  * It ends with a newline, and begins with one when the kept bytes before
- * the cut do not end a line, so the marker always stands on a line of its
+ * the cut do not end a line, so the marker always stands on lines of its
  * own; neither newline is part of the output. With keep-full-output the
- * line also names the file that holds every byte. The output itself is
+ * first line also names the file that holds every byte. The lines after
+ * it are the omitted lines that look like errors
+ * ([method@Terret.Result.get_omitted_errors]), each with its offset. The output itself is
  * never changed: a host that shows the marker splices it in.
  *
  * ```c
@@ -679,24 +897,43 @@ terret_result_format_omitted (TerretResult *self,
   gsize len = 0;
   gsize cut;
   const char *path;
+  GPtrArray *errors;
+  GString *text;
 
   g_return_val_if_fail (TERRET_IS_RESULT (self), NULL);
   g_return_val_if_fail (stream <= TERRET_STREAM_STDERR, NULL);
 
   if (self->dropped[stream] == 0)
     return NULL;
+  errors = self->omitted_errors[stream];
 
   bytes = result_get_stream (self, stream);
   data = bytes != NULL ? g_bytes_get_data (bytes, &len) : NULL;
   cut = MIN (self->cut_offset[stream], len);
   path = terret_result_get_full_output (self, stream);
 
-  return g_strdup_printf ("%s[… %" G_GUINT64_FORMAT " bytes omitted, from byte %" G_GUINT64_FORMAT
-                          " of the %s%s%s …]\n",
+  text = g_string_new (NULL);
+  g_string_append_printf (text, "%s[… %" G_GUINT64_FORMAT " bytes omitted, from byte %" G_GUINT64_FORMAT
+                          " of the %s (%" G_GUINT64_FORMAT " lines)%s%s …]\n",
                           cut > 0 && data[cut - 1] != '\n' ? "\n" : "",
                           self->dropped[stream], self->omitted_at[stream],
                           stream == TERRET_STREAM_STDOUT ? "output" : "standard error",
+                          self->omitted_lines[stream],
                           path != NULL ? "; all of it is in " : "", path != NULL ? path : "");
+
+  /* The lines a reader most needs from the middle, where they were. */
+  for (guint i = 0; errors != NULL && i < errors->len; i++)
+    {
+      TerretOutputLine *line = g_ptr_array_index (errors, i);
+      gsize line_len = 0;
+      const char *line_data = g_bytes_get_data (terret_output_line_get_text (line), &line_len);
+      g_autofree char *valid = g_utf8_make_valid (line_data != NULL ? line_data : "", line_len);
+
+      g_string_append_printf (text, "[… at byte %" G_GUINT64_FORMAT ": %s …]\n",
+                              terret_output_line_get_offset (line), valid);
+    }
+
+  return g_string_free (text, FALSE);
 }
 
 /**

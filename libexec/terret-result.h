@@ -63,6 +63,14 @@ TERRET_AVAILABLE_IN_0_2
 char         *terret_result_steal_full_output    (TerretResult *self,
                                                   TerretStream  stream);
 
+TERRET_AVAILABLE_IN_0_2
+const int    *terret_result_get_pipestatus       (TerretResult *self,
+                                                  guint        *n_statuses);
+TERRET_AVAILABLE_IN_0_2
+TerretClock   terret_result_get_clock            (TerretResult *self);
+TERRET_AVAILABLE_IN_0_2
+gboolean      terret_result_get_stalled          (TerretResult *self);
+
 /* For backends: a result is built once, then handed to the caller. */
 TERRET_AVAILABLE_IN_0_1
 void          terret_result_set_exit_status      (TerretResult *self,
@@ -100,8 +108,26 @@ TERRET_AVAILABLE_IN_0_2
 void          terret_result_set_omitted_at       (TerretResult *self,
                                                   TerretStream  stream,
                                                   guint64       omitted_at);
+TERRET_AVAILABLE_IN_0_2
+void          terret_result_set_pipestatus       (TerretResult *self,
+                                                  const int    *statuses,
+                                                  guint         n_statuses);
+TERRET_AVAILABLE_IN_0_2
+void          terret_result_set_clock            (TerretResult *self,
+                                                  TerretClock   clock);
+TERRET_AVAILABLE_IN_0_2
+void          terret_result_set_stalled          (TerretResult *self,
+                                                  gboolean      stalled);
+
 TERRET_AVAILABLE_IN_0_1
 void          terret_result_set_cwd              (TerretResult *self,
                                                   const char   *cwd);
+
+TERRET_AVAILABLE_IN_0_2
+guint64       terret_result_get_omitted_lines    (TerretResult *self,
+                                                  TerretStream  stream);
+TERRET_AVAILABLE_IN_0_2
+GPtrArray    *terret_result_get_omitted_errors   (TerretResult *self,
+                                                  TerretStream  stream);
 
 G_END_DECLS

@@ -58,6 +58,10 @@ typedef enum {
  * @TERRET_CAPABILITY_DETACH: a request's timeout action may be
  *   %TERRET_TIMEOUT_ACTION_DETACH: at the timeout the run returns and the
  *   command goes on
+ * @TERRET_CAPABILITY_CLOCKS: a request may carry a deadline and an idle
+ *   timeout (since 0.2)
+ * @TERRET_CAPABILITY_LIST: [method@Terret.Executor.list_async] lists the
+ *   sessions and the commands left running (since 0.2)
  *
  * What a backend offers. A host (and the conformance checks) decides what
  * to rely on from these flags, never from a backend's name.
@@ -78,6 +82,8 @@ typedef enum /*< flags >*/ {
   TERRET_CAPABILITY_INTERRUPT           = 1 << 9,
   TERRET_CAPABILITY_POLL                = 1 << 10,
   TERRET_CAPABILITY_DETACH              = 1 << 11,
+  TERRET_CAPABILITY_CLOCKS              = 1 << 12,
+  TERRET_CAPABILITY_LIST                = 1 << 13,
 } TerretCapabilities;
 
 /**
@@ -209,5 +215,69 @@ typedef enum {
   TERRET_ENV_POLICY_CORE,
   TERRET_ENV_POLICY_NONE,
 } TerretEnvPolicy;
+
+/**
+ * TerretSessionState:
+ * @TERRET_SESSION_STATE_IDLE: a session whose shell waits for a command
+ * @TERRET_SESSION_STATE_RUNNING: a command runs, and its run waits for it
+ * @TERRET_SESSION_STATE_DETACHED: a command was handed back still running
+ *   (a detaching timeout, return-after, an idle return): poll, input,
+ *   interrupt and close reach it
+ * @TERRET_SESSION_STATE_ENDED: a command that was handed back has ended;
+ *   its end waits for the next poll
+ *
+ * What runs in a session; see [class@Terret.SessionInfo].
+ *
+ * Since: 0.2
+ */
+typedef enum {
+  TERRET_SESSION_STATE_IDLE,
+  TERRET_SESSION_STATE_RUNNING,
+  TERRET_SESSION_STATE_DETACHED,
+  TERRET_SESSION_STATE_ENDED,
+} TerretSessionState;
+
+/**
+ * TerretClock:
+ * @TERRET_CLOCK_NONE: no clock: the command ended on its own, or was
+ *   stopped (interrupt, close, cancel)
+ * @TERRET_CLOCK_TIMEOUT: the timeout ended it (`on_timeout` kill)
+ * @TERRET_CLOCK_RETURN_AFTER: handed back still running after its
+ *   `return_after` (or a timeout with `on_timeout` detach)
+ * @TERRET_CLOCK_DEADLINE: its deadline ended it and everything it started,
+ *   detached or not
+ * @TERRET_CLOCK_IDLE: it printed nothing for its idle timeout: ended, or
+ *   handed back still running (`on_idle` return; the result is then
+ *   [method@Terret.Result.get_stalled])
+ *
+ * Which of a request's clocks ended a command or handed it back; see
+ * [method@Terret.Result.get_clock].
+ *
+ * Since: 0.2
+ */
+typedef enum {
+  TERRET_CLOCK_NONE,
+  TERRET_CLOCK_TIMEOUT,
+  TERRET_CLOCK_RETURN_AFTER,
+  TERRET_CLOCK_DEADLINE,
+  TERRET_CLOCK_IDLE,
+} TerretClock;
+
+/**
+ * TerretIdleAction:
+ * @TERRET_IDLE_ACTION_KILL: end the command and everything it started
+ * @TERRET_IDLE_ACTION_RETURN: hand back the output so far, marked stalled,
+ *   and leave the command running (as a detach: poll, input and interrupt
+ *   reach it)
+ *
+ * What a request's idle timeout does to a command that printed nothing
+ * for that long.
+ *
+ * Since: 0.2
+ */
+typedef enum {
+  TERRET_IDLE_ACTION_KILL,
+  TERRET_IDLE_ACTION_RETURN,
+} TerretIdleAction;
 
 G_END_DECLS

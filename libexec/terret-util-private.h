@@ -38,4 +38,16 @@ _terret_clear_source (GSource **source)
     }
 }
 
+/* g_date_time_new_from_unix_utc_usec() arrived in GLib 2.80: a wall-clock
+ * time from g_get_real_time() as a UTC GDateTime. */
+static inline GDateTime *
+_terret_date_time_from_usec (gint64 usec)
+{
+  GDateTime *seconds = g_date_time_new_from_unix_utc (usec / G_USEC_PER_SEC);
+  GDateTime *exact = g_date_time_add (seconds, usec % G_USEC_PER_SEC);
+
+  g_date_time_unref (seconds);
+  return exact;
+}
+
 G_END_DECLS

@@ -32,6 +32,8 @@ typedef struct
   int status;
   const char *output;           /* a glob (GPatternSpec) over the output */
   const char *notice;           /* a glob, or QUIET */
+  const char *cwd;              /* (nullable) the request's own */
+  const char *env;              /* (nullable) a NAME=VALUE of the request's own */
 } Step;
 
 typedef struct
@@ -389,6 +391,24 @@ static const Case cases[] = {
       { "exec false", 1, "", "*exited with status 1*" },
       { "echo fresh", 0, "fresh\n", QUIET },
     } },
+  /* --- A request's own cwd and variables --------------------------- */
+  { "request-context", {
+      { "cd /usr; readonly CTX_RO=1", 0, "", QUIET },
+      /* A read-only variable cannot be set for a command (bash says so);
+       * the command runs, and its status holds. */
+      { "echo \"$CTX_RO\"", 0, "*readonly variable*1\n", QUIET, .env = "CTX_RO=2" },
+      /* What the command makes read-only cannot be put back: the status
+       * still holds, and so does the harness. */
+      { "readonly CTX_NEW OLDPWD; echo \"$CTX_NEW\"; cd /tmp; (exit 3)", 3, "x\n*", QUIET,
+        .cwd = "/", .env = "CTX_NEW=x" },
+      { "pwd; echo \"$CTX_NEW\"", 0, "/usr\nx\n", QUIET },
+      /* A careful command, a trap and xtrace the command set: none of them
+       * sees the way in or out. */
+      { "trap 'echo dbg' DEBUG; set -x", 0, "*", QUIET },
+      { "echo \"$CTX_VAR\"", 0, "*+ echo in\nin\n", QUIET, .cwd = "/tmp", .env = "CTX_VAR=in" },
+      { "set +x; trap - DEBUG", 0, "*", QUIET },
+      { "pwd; echo \"${CTX_VAR-unset}\"", 0, "/usr\nunset\n", QUIET },
+    } },
 };
 
 guint
@@ -414,7 +434,21 @@ check_step (TerretExecutor *executor,
   const char *notice;
 
   g_test_message ("step: %s", step->command);
-  result = terret_test_run_in (executor, TERRET_DEFAULT_SESSION, step->command, 60);
+  if (step->cwd != NULL || step->env != NULL)
+    {
+      g_autoptr(TerretRequest) request = terret_request_new (step->command);
+      g_autoptr(GError) error = NULL;
+      const char * const env[] = { step->env, NULL };
+
+      terret_request_set_timeout (request, 60);
+      terret_request_set_cwd (request, step->cwd);
+      if (step->env != NULL)
+        terret_request_set_env (request, env);
+      result = terret_executor_run (executor, request, NULL, &error);
+      g_assert_no_error (error);
+    }
+  else
+    result = terret_test_run_in (executor, TERRET_DEFAULT_SESSION, step->command, 60);
   g_assert_false (terret_result_get_timed_out (result));
   g_assert_false (terret_result_get_running (result));
 

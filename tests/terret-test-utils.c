@@ -392,6 +392,16 @@ assert_head_tail (TerretResult  *result,
   g_assert_cmpuint (terret_result_get_dropped (result, stream), ==, p - q);
   g_assert_cmpuint (terret_result_get_cut_offset (result, stream), ==, q);
   g_assert_cmpuint (terret_result_get_omitted_at (result, stream), ==, q);
+  {
+    guint64 newlines = 0;
+
+    for (gsize i = q; i < p; i++)
+      newlines += full->str[i] == '\n';
+    g_assert_cmpuint (terret_result_get_omitted_lines (result, stream), ==, newlines);
+    /* seq's lines look like no error. */
+    g_assert_nonnull (terret_result_get_omitted_errors (result, stream));
+    g_assert_cmpuint (terret_result_get_omitted_errors (result, stream)->len, ==, 0);
+  }
 
   /* The cut is on a line boundary, so the marker needs no newline first. */
   marker = terret_result_format_omitted (result, stream);
@@ -556,6 +566,118 @@ terret_test_check_capture_mode (TerretExecutor    *executor,
       g_assert_true (out->str[dropped - 1] == '\n');
       g_assert_cmpuint (terret_result_get_cut_offset (result, TERRET_STREAM_STDOUT), ==, 0);
       g_assert_cmpuint (terret_result_get_omitted_at (result, TERRET_STREAM_STDOUT), ==, 0);
+    }
+
+  terret_executor_close_all (executor);
+}
+
+/* Lines shaped like errors, as compilers, test runners and runtimes print
+ * them, and lines that merely mention a keyword. */
+static const char * const planted_errors[] = {
+  "src/main.c:12:5: error: expected semicolon",
+  "error[E0308]: mismatched types",
+  "ValueError: bad value",
+  "FAILED tests/test_x.py::test_y - assert 1 == 2",
+  "--- FAIL: TestFoo (0.00s)",
+  "not ok 7 - frobnicates",
+  "Traceback (most recent call last):",
+  "panic: runtime error: index out of range",
+  "thread main panicked at src/main.rs:2:5:",
+  "ERROR: Could not find a version",
+  "Error: ENOENT: no such file",
+  "error: linker command failed",
+};
+
+static const char * const planted_harmless[] = {
+  "0 errors, 2 warnings",
+  "test result: ok. 3 passed; 0 failed",
+  "FAILURE is not an option",
+  "stderr was empty",
+};
+
+/*
+ * terret_test_check_omitted_errors:
+ *
+ * A long output with error lines in its middle, under each capture mode:
+ * the result counts the omitted lines and names the first ten error
+ * lines (never a harmless one) at their exact offsets, on stderr too
+ * where the backend keeps it apart, and the marker shows them.
+ */
+void
+terret_test_check_omitted_errors (TerretExecutor *executor,
+                                  gboolean        separate)
+{
+  static const TerretCaptureMode modes[] = {
+    TERRET_CAPTURE_MODE_HEAD_TAIL, TERRET_CAPTURE_MODE_HEAD, TERRET_CAPTURE_MODE_TAIL,
+  };
+  g_autoptr(GString) full = g_string_new (NULL);
+  g_autoptr(GString) command = g_string_new ("{ seq -f 'line %g' 1 1000; ");
+  g_autoptr(GArray) offsets = g_array_new (FALSE, FALSE, sizeof (guint64));
+  guint line = 1000;
+
+  for (guint i = 1; i <= 1000; i++)
+    g_string_append_printf (full, "line %u\n", i);
+  for (guint i = 0; i < G_N_ELEMENTS (planted_errors); i++)
+    {
+      const char *harmless = planted_harmless[i % G_N_ELEMENTS (planted_harmless)];
+
+      g_string_append_printf (command, "seq -f 'line %%g' %u %u; printf '%%s\\n' '%s' '%s'; ",
+                              line + 1, line + 100, planted_errors[i], harmless);
+      for (guint j = line + 1; j <= line + 100; j++)
+        g_string_append_printf (full, "line %u\n", j);
+      line += 100;
+      g_array_append_val (offsets, full->len);
+      g_string_append_printf (full, "%s\n%s\n", planted_errors[i], harmless);
+    }
+  g_string_append_printf (command, "seq -f 'line %%g' %u %u; }", line + 1, line + 1000);
+  for (guint j = line + 1; j <= line + 1000; j++)
+    g_string_append_printf (full, "line %u\n", j);
+  if (separate)
+    g_string_append (command, " 2>&1 | tee /dev/stderr");
+
+  set_setting_ok (executor, "max-output", "1000");
+  for (guint m = 0; m < G_N_ELEMENTS (modes); m++)
+    {
+      g_autoptr(TerretRequest) request = terret_request_new (command->str);
+      g_autoptr(TerretResult) result = NULL;
+      g_autoptr(GError) error = NULL;
+
+      terret_request_set_session (request, "errors");
+      terret_request_set_capture (request, modes[m]);
+      result = terret_executor_run (executor, request, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpint (terret_result_get_exit_status (result), ==, 0);
+
+      for (TerretStream stream = TERRET_STREAM_STDOUT; stream <= (separate ? TERRET_STREAM_STDERR : TERRET_STREAM_STDOUT); stream++)
+        {
+          guint64 dropped = terret_result_get_dropped (result, stream);
+          guint64 at = terret_result_get_omitted_at (result, stream);
+          GPtrArray *lines = terret_result_get_omitted_errors (result, stream);
+          g_autofree char *marker = terret_result_format_omitted (result, stream);
+          g_autofree char *first = NULL;
+          guint64 newlines = 0;
+
+          g_assert_cmpuint (dropped, >, 0);
+          g_assert_cmpuint (at + dropped, <=, full->len);
+          for (guint64 i = at; i < at + dropped; i++)
+            newlines += full->str[i] == '\n';
+          g_assert_cmpuint (terret_result_get_omitted_lines (result, stream), ==, newlines);
+
+          /* Every planted line is in the middle: the first ten come, in order. */
+          g_assert_nonnull (lines);
+          g_assert_cmpuint (lines->len, ==, 10);
+          for (guint i = 0; i < lines->len; i++)
+            {
+              TerretOutputLine *found = g_ptr_array_index (lines, i);
+
+              g_assert_cmpuint (terret_output_line_get_offset (found), ==, g_array_index (offsets, guint64, i));
+              terret_test_assert_bytes_eq (terret_output_line_get_text (found), planted_errors[i],
+                                           strlen (planted_errors[i]));
+            }
+          first = g_strdup_printf ("[… at byte %" G_GUINT64_FORMAT ": %s …]\n",
+                                   g_array_index (offsets, guint64, 0), planted_errors[0]);
+          g_assert_nonnull (strstr (marker, first));
+        }
     }
 
   terret_executor_close_all (executor);

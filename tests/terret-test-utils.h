@@ -51,6 +51,8 @@ void           terret_test_wait_gone_all           (const char     *pids);
 
 void           terret_test_check_head_tail         (TerretExecutor *executor,
                                                     gboolean        separate);
+void           terret_test_check_omitted_errors    (TerretExecutor *executor,
+                                                    gboolean        separate);
 void           terret_test_check_capture_mode      (TerretExecutor *executor,
                                                     TerretCaptureMode mode);
 

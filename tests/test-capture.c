@@ -1386,6 +1386,96 @@ test_stream_capture_modes (void)
     }
 }
 
+/* A stream with error lines planted among filler: one straddling a
+ * head-tail's head, twelve in the middle, one in the last bytes. */
+static GString *
+planted_stream (GArray *offsets)
+{
+  GString *text = g_string_new (NULL);
+  guint64 at;
+
+  for (guint i = 0; i < 18; i++)
+    g_string_append_printf (text, "line %04u\n", i);
+  g_string_append (text, "xxxx\n");
+  at = text->len;
+  g_array_append_val (offsets, at);
+  g_string_append (text, "error: straddles the head\n");
+  for (guint e = 0; e < 12; e++)
+    {
+      for (guint i = 0; i < 40; i++)
+        g_string_append_printf (text, "line %04u\n", 100 + e * 40 + i);
+      at = text->len;
+      g_array_append_val (offsets, at);
+      g_string_append_printf (text, "src/f%u.c:%u:1: error: planted\n", e, e + 1);
+    }
+  for (guint i = 0; i < 40; i++)
+    g_string_append_printf (text, "line %04u\n", 900 + i);
+  at = text->len;
+  g_array_append_val (offsets, at);
+  g_string_append (text, "FAILED at the end\nline 9999\n");
+  return text;
+}
+
+static void
+test_stream_capture_omitted_errors (void)
+{
+  const TerretCaptureMode modes[] = {
+    TERRET_CAPTURE_MODE_HEAD, TERRET_CAPTURE_MODE_TAIL, TERRET_CAPTURE_MODE_HEAD_TAIL,
+  };
+  const gsize chunks[] = { 1, 2, 3, 7, 64, 4096 };
+  const gsize limits[] = { 400, 1000 };
+  g_autoptr(GArray) offsets = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr(GString) text = planted_stream (offsets);
+
+  g_test_summary ("The stream capture counts the omitted lines and keeps the first ten planted "
+                  "error lines among them, at their offsets, however the stream is chunked");
+
+  for (guint m = 0; m < G_N_ELEMENTS (modes); m++)
+    for (guint l = 0; l < G_N_ELEMENTS (limits); l++)
+      for (guint c = 0; c < G_N_ELEMENTS (chunks); c++)
+        {
+          g_autoptr(TerretStreamCapture) capture = _terret_stream_capture_new (modes[m], limits[l]);
+          g_autoptr(TerretResult) result = terret_result_new ();
+          g_autoptr(GBytes) bytes = NULL;
+          GPtrArray *lines;
+          guint64 dropped = 0, newlines = 0;
+          gsize cut = 0;
+          guint expected = 0;
+
+          for (gsize i = 0; i < text->len; i += chunks[c])
+            _terret_stream_capture_append (capture, (const guint8 *) text->str + i,
+                                           MIN (chunks[c], text->len - i));
+          bytes = _terret_stream_capture_finish (capture, FALSE, &dropped, &cut);
+          g_assert_cmpuint (dropped, >, 0);
+          _terret_stream_capture_report_omitted (capture, result, TERRET_STREAM_STDOUT, 1000);
+
+          for (gsize i = cut; i < cut + dropped; i++)
+            newlines += text->str[i] == '\n';
+          g_assert_cmpuint (terret_result_get_omitted_lines (result, TERRET_STREAM_STDOUT), ==, newlines);
+
+          lines = terret_result_get_omitted_errors (result, TERRET_STREAM_STDOUT);
+          g_assert_nonnull (lines);
+          for (guint i = 0; i < offsets->len && expected < 10; i++)
+            {
+              guint64 at = g_array_index (offsets, guint64, i);
+              TerretOutputLine *line;
+              const char *end;
+
+              if (at < cut || at >= cut + dropped)
+                continue;
+              g_assert_cmpuint (expected, <, lines->len);
+              line = g_ptr_array_index (lines, expected);
+              /* Offsets count from the base a poll's stretch gives. */
+              g_assert_cmpuint (terret_output_line_get_offset (line), ==, 1000 + at);
+              end = strchr (text->str + at, '\n');
+              terret_test_assert_bytes_eq (terret_output_line_get_text (line), text->str + at,
+                                           end - (text->str + at));
+              expected++;
+            }
+          g_assert_cmpuint (lines->len, ==, expected);
+        }
+}
+
 /* The spool ------------------------------------------------------------ */
 
 /* Writes of every size, small ones gathered and large ones direct, in any
@@ -1473,6 +1563,7 @@ main (int   argc,
   g_test_add_func ("/capture/head-tail/utf8", test_head_tail_utf8);
   g_test_add_func ("/capture/head-tail/large-append", test_head_tail_large_append);
   g_test_add_func ("/capture/stream/modes", test_stream_capture_modes);
+  g_test_add_func ("/capture/stream/omitted-errors", test_stream_capture_omitted_errors);
   g_test_add_func ("/capture/spool/writes", test_spool_writes);
 
   return g_test_run ();

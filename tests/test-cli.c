@@ -1030,6 +1030,131 @@ test_serve_close (void)
   server_finish (&server);
 }
 
+/* One request, one answer. */
+static JsonObject *
+serve_ask (Server      *server,
+           const char  *line,
+           JsonNode   **keep)
+{
+  server_send (server, line);
+  return server_recv_object (server, keep);
+}
+
+/* read over a run's full output: the cut result names the error line in
+ * its omitted middle, and read reaches it by offset, by line and by
+ * pattern; a read is bounded and says where to go on; a run without
+ * keep_full_output, a file the server never gave and a range with two
+ * starts are refused, each saying why. */
+static void
+check_serve_read (const char *backend)
+{
+  g_auto(Server) server = { 0 };
+  g_autoptr(GString) full = g_string_new (NULL);
+  g_autoptr(JsonNode) node = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *line = NULL;
+  JsonObject *response, *match;
+  JsonArray *errors, *matches;
+  guint64 error_at;
+
+  for (guint i = 1; i <= 20000; i++)
+    g_string_append_printf (full, "%u\n", i);
+  error_at = full->len;
+  g_string_append (full, "x.c:3:1: error: boom\n");
+  for (guint i = 20001; i <= 40000; i++)
+    g_string_append_printf (full, "%u\n", i);
+
+  server_start (&server, "--backend", backend, "--set", "max-output=1000", NULL);
+  response = serve_ask (&server, "{\"id\": 1, \"command\": \"seq 1 20000; echo 'x.c:3:1: error: boom'; "
+                                 "seq 20001 40000\", \"keep_full_output\": true}", &node);
+  g_assert_true (json_object_get_boolean_member (response, "ok"));
+  errors = json_object_get_array_member (response, "omitted_errors");
+  g_assert_cmpuint (json_array_get_length (errors), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (errors, 0), "offset"), ==, error_at);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (errors, 0), "text"), ==,
+                   "x.c:3:1: error: boom");
+  g_assert_cmpint (json_object_get_int_member (response, "omitted_lines"), >, 39000);
+  path = g_strdup (json_object_get_string_member (response, "full_output"));
+  g_clear_pointer (&node, json_node_unref);
+
+  /* By offset, as omitted_errors gives it. */
+  line = g_strdup_printf ("{\"id\": 2, \"op\": \"read\", \"offset\": %" G_GUINT64_FORMAT ", \"length\": 21}",
+                          error_at);
+  response = serve_ask (&server, line, &node);
+  g_assert_true (json_object_get_boolean_member (response, "ok"));
+  g_assert_cmpstr (json_object_get_string_member (response, "data"), ==, "x.c:3:1: error: boom\n");
+  g_assert_cmpstr (json_object_get_string_member (response, "path"), ==, path);
+  g_assert_cmpint (json_object_get_int_member (response, "size"), ==, full->len);
+  g_assert_false (json_object_get_boolean_member (response, "cut"));
+  g_clear_pointer (&node, json_node_unref);
+
+  /* By line. */
+  response = serve_ask (&server, "{\"id\": 3, \"op\": \"read\", \"line\": 20000, \"lines\": 3}", &node);
+  g_assert_cmpstr (json_object_get_string_member (response, "data"), ==, "20000\nx.c:3:1: error: boom\n20001\n");
+  g_assert_cmpint (json_object_get_int_member (response, "line"), ==, 20000);
+  g_assert_cmpint (json_object_get_int_member (response, "offset"), ==, error_at - 6);
+  g_clear_pointer (&node, json_node_unref);
+
+  /* By pattern, by the path the result gave. */
+  g_free (line);
+  line = g_strdup_printf ("{\"id\": 4, \"op\": \"read\", \"path\": \"%s\", \"pattern\": \"error|^39999$\"}", path);
+  response = serve_ask (&server, line, &node);
+  matches = json_object_get_array_member (response, "matches");
+  g_assert_cmpuint (json_array_get_length (matches), ==, 2);
+  match = json_array_get_object_element (matches, 0);
+  g_assert_cmpint (json_object_get_int_member (match, "line"), ==, 20001);
+  g_assert_cmpint (json_object_get_int_member (match, "offset"), ==, error_at);
+  g_assert_cmpstr (json_object_get_string_member (match, "text"), ==, "x.c:3:1: error: boom");
+  g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (matches, 1), "line"), ==, 40000);
+  g_clear_pointer (&node, json_node_unref);
+
+  /* Bounded: the first 64 KiB, and where to go on. */
+  response = serve_ask (&server, "{\"id\": 5, \"op\": \"read\", \"offset\": 0}", &node);
+  g_assert_true (json_object_get_boolean_member (response, "cut"));
+  g_assert_cmpuint (strlen (json_object_get_string_member (response, "data")), ==, 65536);
+  g_assert_cmpmem (json_object_get_string_member (response, "data"), 65536, full->str, 65536);
+  g_assert_cmpint (json_object_get_int_member (response, "next_offset"), ==, 65536);
+  g_clear_pointer (&node, json_node_unref);
+
+  /* Refusals, each naming its cause. */
+  response = serve_ask (&server, "{\"id\": 6, \"op\": \"read\", \"offset\": 1, \"line\": 1}", &node);
+  g_assert_false (json_object_get_boolean_member (response, "ok"));
+  g_clear_pointer (&node, json_node_unref);
+  response = serve_ask (&server, "{\"id\": 7, \"op\": \"read\", \"path\": \"/etc/passwd\"}", &node);
+  g_assert_false (json_object_get_boolean_member (response, "ok"));
+  g_assert_nonnull (strstr (json_object_get_string_member (json_object_get_object_member (response, "error"),
+                                                           "message"), "no full-output file"));
+  g_clear_pointer (&node, json_node_unref);
+  response = serve_ask (&server, "{\"id\": 8, \"command\": \"echo short\"}", &node);
+  g_assert_true (json_object_get_boolean_member (response, "ok"));
+  g_clear_pointer (&node, json_node_unref);
+  response = serve_ask (&server, "{\"id\": 9, \"op\": \"read\"}", &node);
+  g_assert_false (json_object_get_boolean_member (response, "ok"));
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (response, "error"), "code"),
+                   ==, "invalid-request");
+  g_assert_nonnull (strstr (json_object_get_string_member (json_object_get_object_member (response, "error"),
+                                                           "message"), "keep_full_output"));
+  g_clear_pointer (&node, json_node_unref);
+
+  server_finish (&server);
+}
+
+static void
+test_serve_read_pty (void)
+{
+  REQUIRE_BACKEND ("pty");
+  g_test_summary ("read: a run's full output by offset, line and pattern, bounded, on pty");
+  check_serve_read ("pty");
+}
+
+static void
+test_serve_read_oneshot (void)
+{
+  REQUIRE_BACKEND ("oneshot");
+  g_test_summary ("read: a run's full output by offset, line and pattern, bounded, on oneshot");
+  check_serve_read ("oneshot");
+}
+
 static void
 test_serve_close_in_flight (void)
 {
@@ -1379,6 +1504,189 @@ server_poll_to_end (Server     *server,
   g_assert_not_reached ();
 }
 
+/* The loop of a host with a long-running command (docs/interactive.md):
+ * start a dev server, have it back after 2 s still running, list it, read
+ * the middle of its log, stop it. */
+static void
+check_host_loop (const char *backend)
+{
+  g_auto(Server) server = { 0 };
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(JsonNode) node = NULL;
+  g_autofree char *log = NULL;
+  JsonObject *response, *entry = NULL;
+  JsonArray *sessions;
+  const char *full_output;
+  /* A dev server: a build log past max-output, then requests until ^C. */
+  const char *dev_server =
+    "for i in $(seq 1 2000); do echo \"compiled module $i\"; done; "
+    "echo 'src/app.c:12:3: error: unused result (a warning made an error)'; "
+    "echo 'listening on :8000'; i=0; "
+    "while :; do echo \"GET /$i 200\"; i=$((i+1)); sleep 0.05; done";
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *line = NULL;
+
+  server_start (&server, "--backend", backend, "--set", "max-output=4096",
+                "--set", "capture=head-tail", NULL);
+
+  /* Start it: back after 2 s, running, with the head and tail of its log
+   * and the whole of it in a file. */
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "id");
+  json_builder_add_int_value (builder, 1);
+  json_builder_set_member_name (builder, "session");
+  json_builder_add_string_value (builder, "dev");
+  json_builder_set_member_name (builder, "command");
+  json_builder_add_string_value (builder, dev_server);
+  json_builder_set_member_name (builder, "return_after");
+  json_builder_add_int_value (builder, 2);
+  json_builder_set_member_name (builder, "deadline");
+  json_builder_add_int_value (builder, 120);
+  json_builder_set_member_name (builder, "keep_full_output");
+  json_builder_add_boolean_value (builder, TRUE);
+  json_builder_end_object (builder);
+  root = json_builder_get_root (builder);
+  line = json_to_string (root, FALSE);
+  server_send (&server, line);
+  response = server_recv_object (&server, &node);
+  g_assert_true (json_object_get_boolean_member (response, "ok"));
+  g_assert_true (json_object_get_boolean_member (response, "running"));
+  g_assert_cmpstr (json_object_get_string_member (response, "clock"), ==, "return-after");
+  g_assert_cmpint (json_object_get_int_member (response, "stdout_dropped"), >, 0);
+  g_assert_nonnull (strstr (json_object_get_string_member (response, "stdout"), "compiled module 1\n"));
+  g_assert_nonnull (strstr (json_object_get_string_member (response, "stdout"), "listening on :8000\n"));
+  full_output = json_object_get_string_member (response, "full_output");
+  g_assert_nonnull (full_output);
+  log = g_strdup (full_output);
+  g_clear_pointer (&node, json_node_unref);
+
+  /* List it: a host that lost the session's name finds it here. */
+  server_send (&server, "{\"id\": 2, \"op\": \"list\"}");
+  response = server_recv_object (&server, &node);
+  g_assert_true (json_object_get_boolean_member (response, "ok"));
+  sessions = json_object_get_array_member (response, "sessions");
+  for (guint i = 0; i < json_array_get_length (sessions); i++)
+    if (g_str_equal (json_object_get_string_member (json_array_get_object_element (sessions, i), "session"),
+                     "dev"))
+      entry = json_array_get_object_element (sessions, i);
+  g_assert_nonnull (entry);
+  g_assert_cmpstr (json_object_get_string_member (entry, "state"), ==, "detached");
+  g_assert_cmpstr (json_object_get_string_member (entry, "command"), ==, dev_server);
+  g_assert_nonnull (json_object_get_string_member (entry, "started"));
+  g_assert_cmpint (json_object_get_int_member (entry, "output_bytes"), >, 4096);
+  g_clear_pointer (&node, json_node_unref);
+
+  /* READ STEP: the middle of the log, which the head-tail capture left
+   * out, is read through serve's `read` op here once it lands (its
+   * error line found in the omitted middle, then a line range around
+   * it). Until then the file the response named is checked to hold it. */
+  {
+    g_autofree char *contents = NULL;
+
+    g_assert_true (g_file_get_contents (log, &contents, NULL, NULL));
+    g_assert_nonnull (strstr (contents, "compiled module 1000\n"));
+    g_assert_nonnull (strstr (contents, "src/app.c:12:3: error:"));
+  }
+
+  /* Stop it: ^C, and its end collected. */
+  server_send (&server, "{\"id\": 3, \"op\": \"interrupt\", \"session\": \"dev\"}");
+  response = server_recv_object (&server, &node);
+  g_assert_true (json_object_get_boolean_member (response, "ok"));
+  g_clear_pointer (&node, json_node_unref);
+  server_poll_to_end (&server, "dev", out, -1);
+
+  /* Listed no more as running. */
+  server_send (&server, "{\"id\": 4, \"op\": \"list\"}");
+  response = server_recv_object (&server, &node);
+  sessions = json_object_get_array_member (response, "sessions");
+  for (guint i = 0; i < json_array_get_length (sessions); i++)
+    {
+      JsonObject *other = json_array_get_object_element (sessions, i);
+
+      if (g_str_equal (json_object_get_string_member (other, "session"), "dev"))
+        g_assert_cmpstr (json_object_get_string_member (other, "state"), ==, "idle");
+    }
+  g_clear_pointer (&node, json_node_unref);
+
+  server_finish (&server);
+  /* The log went with the session. */
+  g_assert_false (g_file_test (log, G_FILE_TEST_EXISTS));
+}
+
+static void
+test_serve_host_loop_pty (void)
+{
+  REQUIRE_BACKEND ("pty");
+  g_test_summary ("serve: a host's loop over a dev server on pty: back after 2 s, listed, "
+                  "its log's middle kept, stopped with ^C");
+  check_host_loop ("pty");
+}
+
+static void
+test_serve_host_loop_oneshot (void)
+{
+  REQUIRE_BACKEND ("oneshot");
+  g_test_summary ("serve: a host's loop over a dev server on oneshot: back after 2 s, listed, "
+                  "its log's middle kept, stopped with ^C");
+  check_host_loop ("oneshot");
+}
+
+/* The CLI's own cwd, environment and clocks, and the statuses of a
+ * pipeline in --json. */
+static void
+test_cli_request_options (void)
+{
+  g_autoptr(GBytes) out = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  g_autofree char *text = NULL;
+  JsonObject *response;
+  JsonArray *statuses;
+
+  REQUIRE_BACKEND ("pty");
+  g_test_summary ("--cwd, --env, --deadline and --idle-timeout reach the run; --json has "
+                  "the clock and the pipeline's statuses");
+
+  g_assert_cmpint (cli_run (&out, NULL, "--backend", "pty", "--json", "--cwd", "/usr",
+                            "--env", "CLI_A=one", "--env", "CLI_B=two=2", "--",
+                            "echo \"$PWD $CLI_A $CLI_B\"; false | (exit 3) | true", NULL), ==, 0);
+  text = bytes_to_string (out);
+  node = parse_json (text);
+  response = json_node_get_object (node);
+  g_assert_cmpstr (json_object_get_string_member (response, "stdout"), ==, "/usr one two=2\n");
+  statuses = json_object_get_array_member (response, "pipestatus");
+  g_assert_cmpuint (json_array_get_length (statuses), ==, 3);
+  g_assert_cmpint (json_array_get_int_element (statuses, 0), ==, 1);
+  g_assert_cmpint (json_array_get_int_element (statuses, 1), ==, 3);
+  g_assert_cmpint (json_array_get_int_element (statuses, 2), ==, 0);
+  assert_member_null (response, "clock");
+  g_clear_pointer (&node, json_node_unref);
+  g_clear_pointer (&out, g_bytes_unref);
+
+  g_assert_cmpint (cli_run (&out, NULL, "--backend", "oneshot", "--json", "--deadline", "0.5",
+                            "-c", "echo up; sleep 60", NULL), ==, 124);
+  g_free (text);
+  text = bytes_to_string (out);
+  node = parse_json (text);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (node), "clock"), ==, "deadline");
+  g_clear_pointer (&node, json_node_unref);
+  g_clear_pointer (&out, g_bytes_unref);
+
+  g_assert_cmpint (cli_run (&out, NULL, "--backend", "pty", "--json", "--idle-timeout", "0.5",
+                            "--on-idle", "kill", "-c", "echo up; sleep 60", NULL), ==, 124);
+  g_free (text);
+  text = bytes_to_string (out);
+  node = parse_json (text);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (node), "clock"), ==, "idle");
+  g_clear_pointer (&node, json_node_unref);
+  g_clear_pointer (&out, g_bytes_unref);
+
+  g_assert_cmpint (cli_run (NULL, NULL, "--backend", "pty", "--cwd", "/nonexistent", "-c", "true",
+                            NULL), ==, 125);
+  g_assert_cmpint (cli_run (NULL, NULL, "--backend", "pty", "--on-idle", "wait", "-c", "true",
+                            NULL), ==, 125);
+}
+
 static void
 test_serve_interactive_pty (void)
 {
@@ -1560,6 +1868,8 @@ main (int    argc,
   g_test_add_func ("/cli/serve/long-line", test_serve_long_line);
   g_test_add_func ("/cli/serve/close", test_serve_close);
   g_test_add_func ("/cli/serve/close-in-flight", test_serve_close_in_flight);
+  g_test_add_func ("/cli/serve/read/pty", test_serve_read_pty);
+  g_test_add_func ("/cli/serve/read/oneshot", test_serve_read_oneshot);
   g_test_add_func ("/cli/serve/cancel", test_serve_cancel);
   g_test_add_func ("/cli/serve/cancel-session", test_serve_cancel_session);
   g_test_add_func ("/cli/serve/concurrent/oneshot", test_serve_concurrent_oneshot);
@@ -1569,6 +1879,9 @@ main (int    argc,
   g_test_add_func ("/cli/serve/eof/pty", test_serve_eof_pty);
   g_test_add_func ("/cli/serve/signal", test_serve_signal);
   g_test_add_func ("/cli/serve/interactive/pty", test_serve_interactive_pty);
+  g_test_add_func ("/cli/serve/host-loop/pty", test_serve_host_loop_pty);
+  g_test_add_func ("/cli/serve/host-loop/oneshot", test_serve_host_loop_oneshot);
+  g_test_add_func ("/cli/request-options", test_cli_request_options);
   g_test_add_func ("/cli/serve/interactive/unsupported", test_serve_interactive_unsupported);
 
   return g_test_run ();

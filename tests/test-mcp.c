@@ -56,19 +56,29 @@ mcp_clear (Mcp *mcp)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Mcp, mcp_clear)
 
+/* With @setting (KEY=VALUE), or none. */
 static void
-mcp_start (Mcp        *mcp,
-           const char *backend)
+mcp_start_with (Mcp        *mcp,
+                const char *backend,
+                const char *setting)
 {
   g_autoptr(GError) error = NULL;
 
   mcp->proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE,
-                                &error, terret_test_cli_path (), "mcp", "--backend", backend, NULL);
+                                &error, terret_test_cli_path (), "mcp", "--backend", backend,
+                                setting != NULL ? "--set" : NULL, setting, NULL);
   g_assert_no_error (error);
 
   mcp->input = g_object_ref (g_subprocess_get_stdin_pipe (mcp->proc));
   mcp->output = g_data_input_stream_new (g_subprocess_get_stdout_pipe (mcp->proc));
   mcp->next_id = 1;
+}
+
+static void
+mcp_start (Mcp        *mcp,
+           const char *backend)
+{
+  mcp_start_with (mcp, backend, NULL);
 }
 
 static void
@@ -246,15 +256,23 @@ test_initialize (void)
   g_autoptr(JsonNode) response = NULL;
   JsonObject *result;
 
-  g_test_summary ("initialize negotiates the revision and declares the tools capability; "
-                  "an older revision gets tools without outputSchema");
+  g_test_summary ("initialize negotiates the revision and declares the tools capability, and "
+                  "tasks from 2025-11-25; an older revision gets tools without outputSchema");
   mcp_start (&mcp, "noshell");
 
   response = mcp_call (&mcp, "initialize", "{\"protocolVersion\": \"1999-01-01\", \"capabilities\": {}, "
                                            "\"clientInfo\": {\"name\": \"t\", \"version\": \"1\"}}");
   result = result_of (response);
-  g_assert_cmpstr (json_object_get_string_member (result, "protocolVersion"), ==, "2025-06-18");
+  g_assert_cmpstr (json_object_get_string_member (result, "protocolVersion"), ==, "2025-11-25");
   g_assert_true (json_object_has_member (json_object_get_object_member (result, "capabilities"), "tools"));
+  g_assert_true (json_object_has_member (json_object_get_object_member (result, "capabilities"), "tasks"));
+  g_clear_pointer (&response, json_node_unref);
+
+  response = mcp_call (&mcp, "initialize", "{\"protocolVersion\": \"2025-06-18\", \"capabilities\": {}, "
+                                           "\"clientInfo\": {\"name\": \"t\", \"version\": \"1\"}}");
+  result = result_of (response);
+  g_assert_cmpstr (json_object_get_string_member (result, "protocolVersion"), ==, "2025-06-18");
+  g_assert_false (json_object_has_member (json_object_get_object_member (result, "capabilities"), "tasks"));
   g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (result, "serverInfo"), "name"),
                    ==, "terret-exec");
   g_clear_pointer (&response, json_node_unref);
@@ -301,8 +319,12 @@ check_tools_list (const char *backend)
     g_ptr_array_add (expected, (char *) "bash_interrupt");
   if (caps & TERRET_CAPABILITY_POLL)
     g_ptr_array_add (expected, (char *) "bash_poll");
+  if (caps & TERRET_CAPABILITY_RUNS_COMMANDS)
+    g_ptr_array_add (expected, (char *) "bash_output");
   if (caps & TERRET_CAPABILITY_PERSISTENT_SESSIONS)
     g_ptr_array_add (expected, (char *) "bash_close");
+  if (caps & TERRET_CAPABILITY_LIST)
+    g_ptr_array_add (expected, (char *) "bash_list");
 
   mcp_start (&mcp, backend);
   mcp_initialize (&mcp);
@@ -318,6 +340,10 @@ check_tools_list (const char *backend)
       g_assert_cmpstr (json_object_get_string_member (tool, "name"), ==, g_ptr_array_index (expected, i));
       g_assert_cmpstr (json_object_get_string_member (schema, "type"), ==, "object");
       g_assert_nonnull (json_object_get_string_member (tool, "description"));
+      /* bash_list declares its own output: the sessions. */
+      if (g_str_equal (g_ptr_array_index (expected, i), "bash_list"))
+        g_assert_true (json_object_has_member (json_object_get_object_member (json_object_get_object_member (tool, "outputSchema"),
+                                                                              "properties"), "sessions"));
     }
 
   /* bash declares serve's run fields as its output. */
@@ -326,7 +352,8 @@ check_tools_list (const char *backend)
     JsonObject *output = json_object_get_object_member (bash, "outputSchema");
     JsonObject *properties = json_object_get_object_member (output, "properties");
     const char *fields[] = { "status", "signal", "stdout", "stdout_base64", "stderr", "notice",
-                             "timed_out", "running", "dropped", "cwd" };
+                             "timed_out", "running", "dropped", "cwd", "clock", "stalled",
+                             "pipestatus" };
 
     for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
       g_assert_true (json_object_has_member (properties, fields[i]));
@@ -484,7 +511,7 @@ test_malformed (void)
   response = mcp_tool (&mcp, "bash", "{\"command\": 42}");
   g_assert_cmpint (error_code_of (response), ==, -32602);
   g_clear_pointer (&response, json_node_unref);
-  response = mcp_tool (&mcp, "bash", "{\"command\": \"true\", \"cwd\": \"/\"}");
+  response = mcp_tool (&mcp, "bash", "{\"command\": \"true\", \"cwd\": [\"/\"]}");
   g_assert_cmpint (error_code_of (response), ==, -32602);
   g_clear_pointer (&response, json_node_unref);
   response = mcp_tool (&mcp, "bash", "{\"command\": \"true\", \"on_timeout\": \"wait\"}");
@@ -548,7 +575,11 @@ test_refusals (void)
     { "{\"jsonrpc\": \"2.0\", \"id\": 15, \"method\": \"tools/call\", \"params\": {\"name\": \"bash\", "
       "\"arguments\": {\"command\": \"true\", \"keep_full_output\": 1}}}", -32602, "15", "“keep_full_output”" },
     { "{\"jsonrpc\": \"2.0\", \"id\": 16, \"method\": \"tools/call\", \"params\": {\"name\": \"bash\", "
-      "\"arguments\": {\"command\": \"true\", \"cwd\": \"/\"}}}", -32602, "16", "“cwd”" },
+      "\"arguments\": {\"command\": \"true\", \"cwd\": 5}}}", -32602, "16", "“cwd”" },
+    { "{\"jsonrpc\": \"2.0\", \"id\": 22, \"method\": \"tools/call\", \"params\": {\"name\": \"bash\", "
+      "\"arguments\": {\"command\": \"true\", \"env\": [\"A=1\"]}}}", -32602, "22", "“env”" },
+    { "{\"jsonrpc\": \"2.0\", \"id\": 23, \"method\": \"tools/call\", \"params\": {\"name\": \"bash\", "
+      "\"arguments\": {\"command\": \"true\", \"on_idle\": \"wait\"}}}", -32602, "23", "“on_idle”" },
     /* The session tools. */
     { "{\"jsonrpc\": \"2.0\", \"id\": 17, \"method\": \"tools/call\", \"params\": {\"name\": \"bash_input\", "
       "\"arguments\": {}}}", -32602, "17", "“data”", TRUE },
@@ -752,6 +783,63 @@ test_detach_poll (void)
   mcp_finish (&mcp);
 }
 
+/* A model that lost a session's name finds its command with bash_list;
+ * bash takes a cwd, variables and the clocks, and says how a pipeline's
+ * commands ended. */
+static void
+test_list_clocks_context (void)
+{
+  g_auto(Mcp) mcp = { 0 };
+  g_autoptr(JsonNode) response = NULL;
+  JsonObject *result, *entry;
+  JsonArray *sessions, *statuses;
+
+  REQUIRE_BACKEND ("pty");
+
+  g_test_summary ("bash_list shows a command handed back by return_after; bash takes cwd, "
+                  "env and idle_timeout, and reports pipestatus and stalled");
+  mcp_start (&mcp, "pty");
+  mcp_initialize (&mcp);
+
+  response = mcp_tool (&mcp, "bash", "{\"session\": \"lost\", \"command\": \"echo up; sleep 60\", "
+                                     "\"return_after\": 0.5, \"deadline\": 60}");
+  result = structured_of (result_of (response));
+  g_assert_true (json_object_get_boolean_member (result, "running"));
+  g_assert_cmpstr (json_object_get_string_member (result, "clock"), ==, "return-after");
+  g_clear_pointer (&response, json_node_unref);
+
+  response = mcp_tool (&mcp, "bash_list", "{}");
+  result = structured_of (result_of (response));
+  sessions = json_object_get_array_member (result, "sessions");
+  g_assert_cmpuint (json_array_get_length (sessions), ==, 1);
+  entry = json_array_get_object_element (sessions, 0);
+  g_assert_cmpstr (json_object_get_string_member (entry, "session"), ==, "lost");
+  g_assert_cmpstr (json_object_get_string_member (entry, "state"), ==, "detached");
+  g_assert_cmpstr (json_object_get_string_member (entry, "command"), ==, "echo up; sleep 60");
+  g_assert_nonnull (strstr (tool_text (result_of (response)), "“lost”: running, handed back"));
+  g_clear_pointer (&response, json_node_unref);
+
+  response = mcp_tool (&mcp, "bash", "{\"command\": \"echo \\\"$PWD $A\\\"; (exit 2) | true\", "
+                                     "\"cwd\": \"/usr\", \"env\": {\"A\": \"b\"}}");
+  result = structured_of (result_of (response));
+  g_assert_cmpstr (json_object_get_string_member (result, "stdout"), ==, "/usr b\n");
+  statuses = json_object_get_array_member (result, "pipestatus");
+  g_assert_cmpuint (json_array_get_length (statuses), ==, 2);
+  g_assert_cmpint (json_array_get_int_element (statuses, 0), ==, 2);
+  g_assert_nonnull (strstr (tool_text (result_of (response)), "pipeline statuses 2 0"));
+  g_clear_pointer (&response, json_node_unref);
+
+  response = mcp_tool (&mcp, "bash", "{\"session\": \"ask\", \"command\": \"printf 'sure? '; read x\", "
+                                     "\"idle_timeout\": 0.5, \"on_idle\": \"return\"}");
+  result = structured_of (result_of (response));
+  g_assert_true (json_object_get_boolean_member (result, "stalled"));
+  g_assert_true (json_object_get_boolean_member (result, "running"));
+  g_assert_nonnull (strstr (tool_text (result_of (response)), "stalled"));
+  g_clear_pointer (&response, json_node_unref);
+
+  mcp_finish (&mcp);
+}
+
 static void
 test_progress (void)
 {
@@ -856,6 +944,221 @@ test_eof_in_flight (void)
   terret_test_wait_gone_all (pids);
 }
 
+/* A 2025-06-18 client knows no tasks: a `task` member is ignored (the
+ * call answers as it always did) and the tasks/ methods are unknown. */
+static void
+test_tasks_older_revision (void)
+{
+  g_auto(Mcp) mcp = { 0 };
+  g_autoptr(JsonNode) response = NULL;
+  JsonArray *tools;
+
+  REQUIRE_BACKEND ("oneshot");
+
+  g_test_summary ("before 2025-11-25 a task-augmented call runs as a plain call; tasks/ are unknown");
+  mcp_start (&mcp, "oneshot");
+  mcp_initialize (&mcp);
+
+  response = mcp_call (&mcp, "tools/list", NULL);
+  tools = json_object_get_array_member (result_of (response), "tools");
+  for (guint i = 0; i < json_array_get_length (tools); i++)
+    g_assert_false (json_object_has_member (json_array_get_object_element (tools, i), "execution"));
+  g_clear_pointer (&response, json_node_unref);
+
+  response = mcp_call (&mcp, "tools/call",
+                       "{\"name\": \"bash\", \"arguments\": {\"command\": \"echo plain\"}, \"task\": {}}");
+  g_assert_cmpstr (json_object_get_string_member (structured_of (result_of (response)), "stdout"), ==, "plain\n");
+  g_clear_pointer (&response, json_node_unref);
+
+  response = mcp_call (&mcp, "tasks/list", "{}");
+  g_assert_cmpint (error_code_of (response), ==, -32601);
+
+  mcp_finish (&mcp);
+}
+
+static void
+mcp_initialize_tasks (Mcp *mcp)
+{
+  g_autoptr(JsonNode) response =
+    mcp_call (mcp, "initialize",
+              "{\"protocolVersion\": \"2025-11-25\", \"capabilities\": {}, "
+              "\"clientInfo\": {\"name\": \"test-mcp\", \"version\": \"1\"}}");
+
+  g_assert_cmpstr (json_object_get_string_member (result_of (response), "protocolVersion"), ==, "2025-11-25");
+  mcp_send_line (mcp, "{\"jsonrpc\": \"2.0\", \"method\": \"notifications/initialized\"}");
+}
+
+/* The next message, which must be the task's status notification. */
+static void
+expect_task_status (Mcp        *mcp,
+                    const char *status)
+{
+  g_autoptr(JsonNode) node = mcp_recv (mcp);
+  JsonObject *object = json_node_get_object (node);
+
+  g_assert_cmpstr (json_object_get_string_member (object, "method"), ==, "notifications/tasks/status");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (object, "params"), "status"),
+                   ==, status);
+}
+
+static void
+test_tasks_refusals (void)
+{
+  g_auto(Mcp) mcp = { 0 };
+  g_autoptr(JsonNode) response = NULL;
+
+  REQUIRE_BACKEND ("pty");
+
+  g_test_summary ("tasks: an unknown task, a tool that runs no task, a bad ttl and a bad cursor "
+                  "are invalid params or method not found, as the spec says");
+  mcp_start (&mcp, "pty");
+  mcp_initialize_tasks (&mcp);
+
+  response = mcp_call (&mcp, "tasks/get", "{\"taskId\": \"nope\"}");
+  g_assert_cmpint (error_code_of (response), ==, -32602);
+  g_clear_pointer (&response, json_node_unref);
+  response = mcp_call (&mcp, "tasks/result", "{\"taskId\": \"nope\"}");
+  g_assert_cmpint (error_code_of (response), ==, -32602);
+  g_clear_pointer (&response, json_node_unref);
+  response = mcp_call (&mcp, "tasks/cancel", "{}");
+  g_assert_cmpint (error_code_of (response), ==, -32602);
+  g_clear_pointer (&response, json_node_unref);
+  response = mcp_call (&mcp, "tasks/list", "{\"cursor\": \"x\"}");
+  g_assert_cmpint (error_code_of (response), ==, -32602);
+  g_clear_pointer (&response, json_node_unref);
+  response = mcp_call (&mcp, "tools/call", "{\"name\": \"bash_poll\", \"arguments\": {}, \"task\": {}}");
+  g_assert_cmpint (error_code_of (response), ==, -32601);
+  g_clear_pointer (&response, json_node_unref);
+  response = mcp_call (&mcp, "tools/call",
+                       "{\"name\": \"bash\", \"arguments\": {\"command\": \"true\"}, \"task\": {\"ttl\": -1}}");
+  g_assert_cmpint (error_code_of (response), ==, -32602);
+  g_clear_pointer (&response, json_node_unref);
+  /* Refused arguments make no task. */
+  response = mcp_call (&mcp, "tools/call", "{\"name\": \"bash\", \"arguments\": {}, \"task\": {}}");
+  g_assert_cmpint (error_code_of (response), ==, -32602);
+  g_clear_pointer (&response, json_node_unref);
+  response = mcp_call (&mcp, "tasks/list", NULL);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (result_of (response), "tasks")), ==, 0);
+
+  mcp_finish (&mcp);
+}
+
+/* tasks/result waits for the task; a notifications/cancelled ends the
+ * wait unanswered and leaves the task running; the end of input cancels
+ * the task and ends its tree. */
+static void
+test_tasks_wait_and_eof (void)
+{
+  g_auto(Mcp) mcp = { 0 };
+  g_autoptr(JsonNode) response = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = terret_test_make_tmpdir ();
+  g_autofree char *fifo = terret_test_make_fifo (dir, "pid");
+  g_autofree char *args = NULL;
+  g_autofree char *pids = NULL;
+  g_autofree char *get = NULL;
+  g_autofree char *cancel = NULL;
+  g_autofree char *line = NULL;
+  const char *task_id;
+  guint waiting, ping;
+
+  REQUIRE_BACKEND ("pty");
+
+  g_test_summary ("a tasks/result waits, is cancelled by notifications/cancelled; the end of "
+                  "input cancels a working task and ends its tree");
+  mcp_start (&mcp, "pty");
+  mcp_initialize_tasks (&mcp);
+
+  args = g_strdup_printf ("{\"name\": \"bash\", \"arguments\": {\"session\": \"t\", "
+                          "\"command\": \"sleep 30 & echo $! $$ > '%s'; wait\"}, \"task\": {\"ttl\": 600000}}",
+                          fifo);
+  response = mcp_call (&mcp, "tools/call", args);
+  task_id = json_object_get_string_member (json_object_get_object_member (result_of (response), "task"),
+                                           "taskId");
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (result_of (response), "task"),
+                                               "ttl"), ==, 600000);
+  get = g_strdup_printf ("{\"taskId\": \"%s\"}", task_id);
+  pids = terret_test_read_fifo (fifo);
+
+  waiting = mcp_request (&mcp, "tasks/result", get);
+  cancel = g_strdup_printf ("{\"jsonrpc\": \"2.0\", \"method\": \"notifications/cancelled\", "
+                            "\"params\": {\"requestId\": %u}}", waiting);
+  mcp_send_line (&mcp, cancel);
+  /* The next message is the ping's answer: the cancelled wait has none. */
+  ping = mcp_request (&mcp, "ping", NULL);
+  g_clear_pointer (&response, json_node_unref);
+  response = mcp_recv (&mcp);
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (response), "id"), ==, ping);
+  g_clear_pointer (&response, json_node_unref);
+
+  response = mcp_call (&mcp, "tasks/get", get);
+  g_assert_cmpstr (json_object_get_string_member (result_of (response), "status"), ==, "working");
+
+  /* End of input: the task is cancelled and says so, then the server
+   * exits 0 with the task's tree gone. */
+  g_output_stream_close (mcp.input, NULL, &error);
+  g_assert_no_error (error);
+  expect_task_status (&mcp, "cancelled");
+  line = g_data_input_stream_read_line (mcp.output, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_null (line);
+  g_subprocess_wait (mcp.proc, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (g_subprocess_get_exit_status (mcp.proc), ==, 0);
+  terret_test_wait_gone_all (pids);
+}
+
+/* mcp keeps every run's full output unless the call says otherwise, and
+ * bash_output reads it; the cut result names the error in its middle. */
+static void
+test_bash_output (void)
+{
+  g_auto(Mcp) mcp = { 0 };
+  g_autoptr(JsonNode) response = NULL;
+  JsonObject *out;
+  JsonArray *errors;
+  const char *text;
+  gint64 at;
+  g_autofree char *args = NULL;
+
+  REQUIRE_BACKEND ("pty");
+
+  g_test_summary ("mcp keeps full output by default; bash_output reads a cut result's middle by "
+                  "offset and pattern; a run that kept none is a tool error saying so");
+  mcp_start_with (&mcp, "pty", "max-output=1000");
+  mcp_initialize (&mcp);
+
+  response = mcp_tool (&mcp, "bash", "{\"command\": \"seq 1 5000; echo 'FAILED test_frob'; seq 1 5000\"}");
+  out = structured_of (result_of (response));
+  g_assert_false (json_object_get_null_member (out, "full_output"));
+  errors = json_object_get_array_member (out, "omitted_errors");
+  g_assert_cmpuint (json_array_get_length (errors), ==, 1);
+  at = json_object_get_int_member (json_array_get_object_element (errors, 0), "offset");
+  g_assert_nonnull (strstr (tool_text (result_of (response)), ": FAILED test_frob …]"));
+  g_clear_pointer (&response, json_node_unref);
+
+  args = g_strdup_printf ("{\"offset\": %" G_GINT64_FORMAT ", \"length\": 17}", at);
+  response = mcp_tool (&mcp, "bash_output", args);
+  text = tool_text (result_of (response));
+  g_assert_true (g_str_has_prefix (text, "FAILED test_frob\n["));
+  g_clear_pointer (&response, json_node_unref);
+
+  response = mcp_tool (&mcp, "bash_output", "{\"pattern\": \"^FAIL\"}");
+  text = tool_text (result_of (response));
+  g_assert_true (g_str_has_prefix (text, "5001:"));
+  g_assert_nonnull (strstr (text, ": FAILED test_frob\n[1 matching lines"));
+  g_clear_pointer (&response, json_node_unref);
+
+  response = mcp_tool (&mcp, "bash", "{\"command\": \"echo x\", \"keep_full_output\": false}");
+  g_assert_true (json_object_get_null_member (structured_of (result_of (response)), "full_output"));
+  g_clear_pointer (&response, json_node_unref);
+  response = mcp_tool (&mcp, "bash_output", "{}");
+  g_assert_true (json_object_get_boolean_member (result_of (response), "isError"));
+  g_assert_nonnull (strstr (tool_text (result_of (response)), "keep_full_output"));
+
+  mcp_finish (&mcp);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -874,9 +1177,14 @@ main (int    argc,
   g_test_add_func ("/mcp/long-line", test_long_line);
   g_test_add_func ("/mcp/is-error", test_is_error);
   g_test_add_func ("/mcp/detach-poll", test_detach_poll);
+  g_test_add_func ("/mcp/list-clocks-context", test_list_clocks_context);
   g_test_add_func ("/mcp/progress", test_progress);
   g_test_add_func ("/mcp/cancel", test_cancel);
   g_test_add_func ("/mcp/eof-in-flight", test_eof_in_flight);
+  g_test_add_func ("/mcp/bash-output", test_bash_output);
+  g_test_add_func ("/mcp/tasks/older-revision", test_tasks_older_revision);
+  g_test_add_func ("/mcp/tasks/refusals", test_tasks_refusals);
+  g_test_add_func ("/mcp/tasks/wait-and-eof", test_tasks_wait_and_eof);
 
   return g_test_run ();
 }

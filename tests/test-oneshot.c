@@ -228,7 +228,9 @@ test_capabilities (void)
                    TERRET_CAPABILITY_PROGRESS |
                    TERRET_CAPABILITY_INTERRUPT |
                    TERRET_CAPABILITY_POLL |
-                   TERRET_CAPABILITY_DETACH);
+                   TERRET_CAPABILITY_DETACH |
+                   TERRET_CAPABILITY_CLOCKS |
+                   TERRET_CAPABILITY_LIST);
   g_assert_cmpint (terret_executor_get_session_pid (executor, TERRET_DEFAULT_SESSION), ==, 0);
 }
 
@@ -1648,6 +1650,16 @@ test_capture_head_tail (void)
 }
 
 static void
+test_capture_omitted_errors (void)
+{
+  g_autoptr(TerretExecutor) executor = new_oneshot ();
+
+  g_test_summary ("a cut result counts the omitted lines and names the first error-looking "
+                  "lines among them at their offsets, on each stream, under each capture mode");
+  terret_test_check_omitted_errors (executor, TRUE);
+}
+
+static void
 test_capture_head (void)
 {
   g_autoptr(TerretExecutor) executor = new_oneshot ();
@@ -1702,6 +1714,7 @@ main (int   argc,
   g_test_add_func ("/oneshot/interactive/parked", test_detach_parked);
   g_test_add_func ("/oneshot/interactive/close", test_detach_close);
   g_test_add_func ("/oneshot/capture/head-tail", test_capture_head_tail);
+  g_test_add_func ("/oneshot/capture/omitted-errors", test_capture_omitted_errors);
   g_test_add_func ("/oneshot/capture/head", test_capture_head);
 
   return g_test_run ();

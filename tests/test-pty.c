@@ -1441,6 +1441,16 @@ test_capture_head_tail (void)
 }
 
 static void
+test_capture_omitted_errors (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ();
+
+  g_test_summary ("a cut result counts the omitted lines and names the first error-looking "
+                  "lines among them at their offsets, under each capture mode");
+  terret_test_check_omitted_errors (executor, FALSE);
+}
+
+static void
 test_capture_tail (void)
 {
   g_autoptr(TerretExecutor) executor = new_executor ();
@@ -1507,6 +1517,7 @@ main (int   argc,
   g_test_add_func ("/pty/detach/close-leaves-nothing", test_detach_close_leaves_nothing);
   g_test_add_func ("/pty/detach/cap-per-stretch", test_detach_cap_per_stretch);
   g_test_add_func ("/pty/capture/head-tail", test_capture_head_tail);
+  g_test_add_func ("/pty/capture/omitted-errors", test_capture_omitted_errors);
   g_test_add_func ("/pty/capture/tail", test_capture_tail);
   g_test_add_func ("/pty/detach/hex-tail", test_detach_hex_tail);
   g_test_add_func ("/pty/interrupt/trap-once", test_interrupt_trap_once);

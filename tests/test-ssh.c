@@ -1742,6 +1742,16 @@ test_capture_head_tail (Fixture       *fixture,
   terret_test_check_capture_mode (executor, TERRET_CAPTURE_MODE_TAIL);
 }
 
+static void
+test_capture_omitted_errors (Fixture       *fixture,
+                             gconstpointer  data)
+{
+  g_autoptr(TerretExecutor) executor = new_executor (fixture);
+
+  g_test_summary ("the omitted middle's line count and error lines over ssh, as on pty");
+  terret_test_check_omitted_errors (executor, FALSE);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1785,6 +1795,7 @@ main (int   argc,
   TEST ("dropped/reconnect", test_connection_dropped);
   TEST ("dropped/detached", test_connection_dropped_detached);
   TEST ("capture/head-tail", test_capture_head_tail);
+  TEST ("capture/omitted-errors", test_capture_omitted_errors);
   TEST ("multiplex/burst", test_multiplex_burst);
   TEST ("multiplex/refused", test_multiplex_refused);
   TEST ("multiplex/master-dies", test_multiplex_master_dies);

@@ -89,6 +89,8 @@ char           *kit_read_trimmed          (const char      *path);
 
 /* terret-exec-conformance-runs.c */
 void            conformance_add_run_checks     (void);
+/* terret-exec-conformance-agent.c */
+void            conformance_add_agent_checks   (void);
 /* terret-exec-conformance-sessions.c */
 void            conformance_add_session_checks (void);
 

@@ -183,6 +183,7 @@ main (int   argc,
 
   conformance_add_run_checks ();
   conformance_add_session_checks ();
+  conformance_add_agent_checks ();
 
   ret = g_test_run ();
 

@@ -40,6 +40,28 @@ static const CliField fields[] = {
   { .name = "keep_full_output", .property = "keep-full-output",
     .description = "Also keep every byte of the output in a file whose path the result gives "
                    "(full_output)" },
+  /* A run's own cwd, environment and clocks. */
+  { .name = "cwd", .property = "cwd",
+    .description = "The directory the command runs in, absolute or relative to the session's; "
+                   "a session's own cwd is back as it was after the command" },
+  { .name = "env", .property = "env",
+    .description = "Variables set for this command only, as {\"NAME\": \"value\"}; a session's "
+                   "own variables are back as they were after the command" },
+  { .name = "return_after", .property = "return-after",
+    .description = "Seconds after which the output so far comes back and the command goes on "
+                   "(bash_poll collects the rest); the same as timeout with on_timeout detach, "
+                   "so give one or the other" },
+  { .name = "deadline", .property = "deadline",
+    .description = "Seconds after which the command and everything it started are ended, even "
+                   "after it came back running and whether or not anyone polls it" },
+  { .name = "idle_timeout", .property = "idle-timeout",
+    .description = "Seconds without any output after which on_idle applies" },
+  { .name = "on_idle", .property = "idle-action",
+    .description = "After idle_timeout seconds without output: end the command (kill, the "
+                   "default) or return its output so far marked stalled and leave it running "
+                   "(return: it may be waiting for input)",
+    .withheld = "return", .withheld_needs = TERRET_CAPABILITY_DETACH,
+    .withheld_description = "After idle_timeout seconds without output: end the command" },
 
   /* The other ops' own. */
   { .name = "data", .type = CLI_FIELD_STRING,
@@ -50,6 +72,23 @@ static const CliField fields[] = {
     .description = "Seconds to wait for new output at most; 0 or absent: answer at once" },
   { .name = "target", .type = CLI_FIELD_ANY,
     .description = "The id of the run or poll to cancel" },
+
+  /* read's: a range of a run's full output. */
+  { .name = "path", .type = CLI_FIELD_STRING,
+    .description = "A full_output path a result gave; default: the last run of the session" },
+  { .name = "stream", .type = CLI_FIELD_STRING,
+    .description = "\"stdout\" (default) or \"stderr\", where the backend keeps it apart" },
+  { .name = "offset", .type = CLI_FIELD_COUNT,
+    .description = "The byte to start at (omitted_at of a cut result is where its middle begins)" },
+  { .name = "length", .type = CLI_FIELD_COUNT,
+    .description = "Bytes to read at most from offset" },
+  { .name = "line", .type = CLI_FIELD_COUNT,
+    .description = "The line to start at (1 is the first), instead of offset" },
+  { .name = "lines", .type = CLI_FIELD_COUNT,
+    .description = "Lines to read at most" },
+  { .name = "pattern", .type = CLI_FIELD_STRING,
+    .description = "A regular expression (PCRE): only the lines it matches, each with its line "
+                   "number and offset" },
 };
 
 /*
@@ -107,6 +146,8 @@ field_type (const CliField *field)
     return CLI_FIELD_BOOLEAN;
   if (G_IS_PARAM_SPEC_ENUM (pspec))
     return CLI_FIELD_ENUM;
+  if (G_IS_PARAM_SPEC_BOXED (pspec) && pspec->value_type == G_TYPE_STRV)
+    return CLI_FIELD_ENV;
 
   g_error ("request property “%s” has a type no field reads", field->property);
 }
@@ -198,6 +239,33 @@ cli_field_check (const CliField  *field,
                    "“%s” must be a string", field->name);
       return FALSE;
 
+    case CLI_FIELD_ENV:
+      {
+        g_autoptr(GList) names = NULL;
+
+        if (!JSON_NODE_HOLDS_OBJECT (value))
+          {
+            g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                         "“%s” must be an object of strings, {\"NAME\": \"value\"}", field->name);
+            return FALSE;
+          }
+        names = json_object_get_members (json_node_get_object (value));
+        for (GList *l = names; l != NULL; l = l->next)
+          {
+            JsonNode *member = json_object_get_member (json_node_get_object (value), l->data);
+
+            if (value_type (member) != G_TYPE_STRING || strchr (l->data, '=') != NULL ||
+                *(const char *)l->data == '\0')
+              {
+                g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                             "“%s”: “%s” must be a variable's name with a string value",
+                             field->name, (const char *)l->data);
+                return FALSE;
+              }
+          }
+        return TRUE;
+      }
+
     case CLI_FIELD_SECONDS:
       {
         double seconds;
@@ -238,6 +306,13 @@ cli_field_check (const CliField  *field,
                                    json_node_get_string (value), &unused, error);
       }
 
+    case CLI_FIELD_COUNT:
+      if (held == G_TYPE_INT64 && json_node_get_int (value) >= 0)
+        return TRUE;
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                   "“%s” must be a whole number from 0", field->name);
+      return FALSE;
+
     case CLI_FIELD_ANY:
     default:
       return TRUE;
@@ -259,10 +334,12 @@ cli_field_schema (const CliField     *field,
   gboolean withhold = field->withheld != NULL && (caps & field->withheld_needs) != field->withheld_needs;
   static const char * const json_types[] = {
     [CLI_FIELD_STRING] = "string",
+    [CLI_FIELD_ENV] = "object",
     [CLI_FIELD_SECONDS] = "number",
     [CLI_FIELD_BOOLEAN] = "boolean",
     [CLI_FIELD_ENUM] = "string",
     [CLI_FIELD_ANY] = NULL,
+    [CLI_FIELD_COUNT] = "integer",
   };
 
   json_builder_begin_object (builder);
@@ -271,7 +348,7 @@ cli_field_schema (const CliField     *field,
       json_builder_set_member_name (builder, "type");
       json_builder_add_string_value (builder, json_types[type]);
     }
-  if (type == CLI_FIELD_SECONDS)
+  if (type == CLI_FIELD_SECONDS || type == CLI_FIELD_COUNT)
     {
       json_builder_set_member_name (builder, "minimum");
       json_builder_add_int_value (builder, 0);
@@ -288,6 +365,14 @@ cli_field_schema (const CliField     *field,
             json_builder_add_string_value (builder, klass->values[i].value_nick);
         }
       json_builder_end_array (builder);
+    }
+  if (type == CLI_FIELD_ENV)
+    {
+      json_builder_set_member_name (builder, "additionalProperties");
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "type");
+      json_builder_add_string_value (builder, "string");
+      json_builder_end_object (builder);
     }
   json_builder_set_member_name (builder, "description");
   json_builder_add_string_value (builder, withhold ? field->withheld_description : field->description);
@@ -323,6 +408,22 @@ cli_request_from_fields (JsonObject *object)
         case CLI_FIELD_STRING:
           g_value_set_string (&value, json_node_get_string (member));
           break;
+        case CLI_FIELD_ENV:
+          {
+            g_autoptr(GStrvBuilder) env = g_strv_builder_new ();
+            g_autoptr(GList) names = json_object_get_members (json_node_get_object (member));
+
+            for (GList *l = names; l != NULL; l = l->next)
+              {
+                g_autofree char *entry = g_strconcat (l->data, "=",
+                                                      json_object_get_string_member (json_node_get_object (member),
+                                                                                    l->data), NULL);
+
+                g_strv_builder_add (env, entry);
+              }
+            g_value_take_boxed (&value, g_strv_builder_end (env));
+          }
+          break;
         case CLI_FIELD_SECONDS:
           g_value_set_double (&value, cli_fields_get_seconds (object, field->name));
           break;
@@ -335,6 +436,7 @@ cli_request_from_fields (JsonObject *object)
           g_value_set_enum (&value, nick_value);
           break;
         case CLI_FIELD_ANY:
+        case CLI_FIELD_COUNT:
         default:
           g_assert_not_reached ();
         }
@@ -395,6 +497,16 @@ cli_check_seconds (const char  *what,
   g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
                "%s must be a number of seconds from 0 to %d", what, G_MAXINT);
   return FALSE;
+}
+
+/* A checked count, or -1 when absent or null. */
+gint64
+cli_fields_get_count (JsonObject *object,
+                      const char *name)
+{
+  JsonNode *member = json_object_get_member (object, name);
+
+  return member != NULL && !JSON_NODE_HOLDS_NULL (member) ? json_node_get_int (member) : -1;
 }
 
 /* A checked duration, or 0 when absent or null. */
@@ -616,6 +728,49 @@ add_omitted_at (JsonBuilder       *builder,
 }
 
 static void
+add_omitted_lines (JsonBuilder       *builder,
+                   const ResultField *field,
+                   TerretResult      *result)
+{
+  json_builder_set_member_name (builder, field->name);
+  if (terret_result_get_dropped (result, field->stream) > 0)
+    json_builder_add_int_value (builder, (gint64) terret_result_get_omitted_lines (result, field->stream));
+  else
+    json_builder_add_null_value (builder);
+}
+
+/* [{"offset": N, "text": "..."}]: the omitted lines that look like errors. */
+static void
+add_omitted_errors (JsonBuilder       *builder,
+                    const ResultField *field,
+                    TerretResult      *result)
+{
+  GPtrArray *lines = terret_result_get_omitted_errors (result, field->stream);
+
+  json_builder_set_member_name (builder, field->name);
+  if (lines == NULL || terret_result_get_dropped (result, field->stream) == 0)
+    {
+      json_builder_add_null_value (builder);
+      return;
+    }
+
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < lines->len; i++)
+    {
+      TerretOutputLine *line = g_ptr_array_index (lines, i);
+      gsize len = 0;
+      const guint8 *data = g_bytes_get_data (terret_output_line_get_text (line), &len);
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "offset");
+      json_builder_add_int_value (builder, (gint64) terret_output_line_get_offset (line));
+      add_bytes_member (builder, "text", data, len);
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+}
+
+static void
 add_full_output (JsonBuilder       *builder,
                  const ResultField *field,
                  TerretResult      *result)
@@ -629,6 +784,41 @@ add_cwd (JsonBuilder       *builder,
          TerretResult      *result)
 {
   add_path_member (builder, field->name, terret_result_get_cwd (result));
+}
+
+static void
+add_clock (JsonBuilder       *builder,
+           const ResultField *field,
+           TerretResult      *result)
+{
+  g_autoptr(GEnumClass) klass = g_type_class_ref (TERRET_TYPE_CLOCK);
+  TerretClock clock = terret_result_get_clock (result);
+
+  json_builder_set_member_name (builder, field->name);
+  if (clock == TERRET_CLOCK_NONE)
+    json_builder_add_null_value (builder);
+  else
+    json_builder_add_string_value (builder, g_enum_get_value (klass, clock)->value_nick);
+}
+
+static void
+add_pipestatus (JsonBuilder       *builder,
+                const ResultField *field,
+                TerretResult      *result)
+{
+  guint n = 0;
+  const int *statuses = terret_result_get_pipestatus (result, &n);
+
+  json_builder_set_member_name (builder, field->name);
+  if (statuses == NULL)
+    {
+      json_builder_add_null_value (builder);
+      return;
+    }
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < n; i++)
+    json_builder_add_int_value (builder, statuses[i]);
+  json_builder_end_array (builder);
 }
 
 /* In the order responses carry them. */
@@ -655,18 +845,136 @@ static const ResultField result_fields[] = {
   { "stdout_dropped", "\"integer\"", "Bytes of stdout the capture dropped", add_dropped },
   { "omitted_at", "[\"integer\", \"null\"]",
     "Where in the output the omitted bytes begin (stdout_dropped of them)", add_omitted_at },
+  { "omitted_lines", "[\"integer\", \"null\"]",
+    "How many lines the omitted bytes held (their newlines)", add_omitted_lines },
+  { "omitted_errors", "[\"array\", \"null\"]",
+    "The first omitted lines that look like errors (compiler, test runner, traceback, error:), "
+    "each {offset, text}: read around one with bash_output", add_omitted_errors },
   { "full_output", "[\"string\", \"null\"]", "The file holding the whole output, with keep_full_output",
     add_full_output, .bytes = TRUE },
   { "stderr_dropped", "\"integer\"", "Bytes of stderr the capture dropped",
     add_dropped, .stream = TERRET_STREAM_STDERR },
   { "stderr_omitted_at", "[\"integer\", \"null\"]", "Where in stderr the omitted bytes begin",
     add_omitted_at, .stream = TERRET_STREAM_STDERR },
+  { "stderr_omitted_lines", "[\"integer\", \"null\"]", "How many lines the omitted stderr held",
+    add_omitted_lines, .stream = TERRET_STREAM_STDERR },
+  { "stderr_omitted_errors", "[\"array\", \"null\"]",
+    "The first omitted stderr lines that look like errors, each {offset, text}",
+    add_omitted_errors, .stream = TERRET_STREAM_STDERR },
   { "stderr_full_output", "[\"string\", \"null\"]",
     "The file holding the whole of stderr, with keep_full_output",
     add_full_output, .bytes = TRUE, .stream = TERRET_STREAM_STDERR },
   { "cwd", "[\"string\", \"null\"]",
     "The session's working directory after the run, where the backend knows it", add_cwd, .bytes = TRUE },
+  /* Which clock, and the last pipeline. */
+  { "clock", "[\"string\", \"null\"]",
+    "The clock that ended the command or handed it back: timeout, return-after, deadline, idle; "
+    "null when none did", add_clock },
+  { "stalled", "\"boolean\"",
+    "Handed back for printing nothing for idle_timeout seconds (on_idle return): it goes on, "
+    "and may be waiting for input", add_flag, .flag = terret_result_get_stalled },
+  { "pipestatus", "[\"array\", \"null\"]",
+    "The exit status of each command of the last pipeline (bash's PIPESTATUS); null where the "
+    "backend cannot know it", add_pipestatus },
 };
+
+/* List fields ---------------------------------------------------------- */
+
+static const char *
+state_nick (TerretSessionState state)
+{
+  g_autoptr(GEnumClass) klass = g_type_class_ref (TERRET_TYPE_SESSION_STATE);
+
+  return g_enum_get_value (klass, state)->value_nick;
+}
+
+/*
+ * cli_session_infos_members:
+ * @infos: (element-type TerretSessionInfo): what the executor listed
+ *
+ * The `sessions` member a list answers with: per entry its key, state,
+ * command, start (ISO 8601, UTC), pid (null where none names a process
+ * here) and output bytes.
+ */
+JsonObject *
+cli_session_infos_members (GPtrArray *infos)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonNode) root = NULL;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "sessions");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < infos->len; i++)
+    {
+      TerretSessionInfo *info = g_ptr_array_index (infos, i);
+      GDateTime *started = terret_session_info_get_started (info);
+      const char *command = terret_session_info_get_command (info);
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "session");
+      json_builder_add_string_value (builder, terret_session_info_get_key (info));
+      json_builder_set_member_name (builder, "state");
+      json_builder_add_string_value (builder, state_nick (terret_session_info_get_state (info)));
+      if (command != NULL)
+        add_bytes_member (builder, "command", (const guint8 *)command, strlen (command));
+      else
+        {
+          json_builder_set_member_name (builder, "command");
+          json_builder_add_null_value (builder);
+        }
+      json_builder_set_member_name (builder, "started");
+      if (started != NULL)
+        {
+          g_autofree char *text = g_date_time_format_iso8601 (started);
+
+          json_builder_add_string_value (builder, text);
+        }
+      else
+        json_builder_add_null_value (builder);
+      json_builder_set_member_name (builder, "pid");
+      if (terret_session_info_get_pid (info) > 0)
+        json_builder_add_int_value (builder, terret_session_info_get_pid (info));
+      else
+        json_builder_add_null_value (builder);
+      json_builder_set_member_name (builder, "output_bytes");
+      json_builder_add_int_value (builder, (gint64)terret_session_info_get_output_bytes (info));
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+
+  root = json_builder_get_root (builder);
+  return json_object_ref (json_node_get_object (root));
+}
+
+/* The JSON Schema of cli_session_infos_members(), a tool's outputSchema. */
+JsonNode *
+cli_session_infos_schema (void)
+{
+  static const char schema[] =
+    "{\"type\": \"object\", \"required\": [\"sessions\"], \"properties\": {\"sessions\": "
+    "{\"type\": \"array\", \"items\": {\"type\": \"object\", "
+    "\"required\": [\"session\", \"state\", \"started\", \"pid\", \"output_bytes\"], "
+    "\"properties\": {"
+    "\"session\": {\"type\": \"string\", \"description\": \"The session key\"}, "
+    "\"state\": {\"type\": \"string\", \"enum\": [\"idle\", \"running\", \"detached\", \"ended\"], "
+    "\"description\": \"idle: waits for a command; running: a call waits for it; detached: handed back "
+    "still running (poll, input, interrupt, close reach it); ended: its end waits for a poll\"}, "
+    "\"command\": {\"type\": [\"string\", \"null\"], \"description\": \"The command\"}, "
+    "\"command_base64\": {\"type\": \"string\", \"description\": \"The command's bytes in base64, "
+    "when they are not UTF-8\"}, "
+    "\"started\": {\"type\": [\"string\", \"null\"], \"description\": \"When it started, ISO 8601\"}, "
+    "\"pid\": {\"type\": [\"integer\", \"null\"], \"description\": \"Its process on this host\"}, "
+    "\"output_bytes\": {\"type\": \"integer\", \"description\": \"Bytes it printed so far\"}"
+    "}}}}}";
+  g_autoptr(GError) error = NULL;
+  JsonNode *node = json_from_string (schema, &error);
+
+  /* This file's own text: a bad one is a bug here. */
+  g_assert_no_error (error);
+  return node;
+}
 
 /*
  * cli_result_add_members:

@@ -14,19 +14,23 @@ G_BEGIN_DECLS
 /*
  * CliFieldType:
  * @CLI_FIELD_STRING: a string
+ * @CLI_FIELD_ENV: an object of strings, variable to value
  * @CLI_FIELD_SECONDS: a number of seconds, fractions allowed, 0 to %G_MAXINT
  * @CLI_FIELD_BOOLEAN: true or false
  * @CLI_FIELD_ENUM: a string, one of an enum's nicks
  * @CLI_FIELD_ANY: any JSON value
+ * @CLI_FIELD_COUNT: a whole number from 0 (bytes, lines)
  *
  * What a request field holds. `null` counts as missing whatever the type.
  */
 typedef enum {
   CLI_FIELD_STRING,
+  CLI_FIELD_ENV,
   CLI_FIELD_SECONDS,
   CLI_FIELD_BOOLEAN,
   CLI_FIELD_ENUM,
   CLI_FIELD_ANY,
+  CLI_FIELD_COUNT,
 } CliFieldType;
 
 /*
@@ -69,6 +73,8 @@ gboolean        cli_json_get_string           (JsonObject          *object,
                                                const char         **out);
 const char     *cli_fields_get_string         (JsonObject          *fields,
                                                const char          *name);
+gint64          cli_fields_get_count          (JsonObject          *fields,
+                                               const char          *name);
 double          cli_fields_get_seconds        (JsonObject          *fields,
                                                const char          *name);
 gboolean        cli_check_seconds             (const char          *what,
@@ -81,6 +87,9 @@ gboolean        cli_enum_from_nick            (GType                type,
                                                const char          *nick,
                                                int                 *value,
                                                GError             **error);
+
+JsonObject     *cli_session_infos_members     (GPtrArray           *infos);
+JsonNode       *cli_session_infos_schema      (void);
 
 void            cli_result_add_members        (JsonBuilder         *builder,
                                                TerretResult        *result);

@@ -161,6 +161,22 @@ result_text (TerretResult *result)
     g_ptr_array_add (facts, g_strdup ("no exit status"));
   if (terret_result_get_timed_out (result))
     g_ptr_array_add (facts, g_strdup ("timed out"));
+  if (terret_result_get_stalled (result))
+    g_ptr_array_add (facts, g_strdup ("stalled: no output for idle_timeout; it may wait for input"));
+  {
+    guint n = 0;
+    const int *statuses = terret_result_get_pipestatus (result, &n);
+
+    /* The statuses a pipeline's exit status hides (`make | tail`). */
+    if (statuses != NULL && n > 1)
+      {
+        g_autoptr(GString) list = g_string_new (NULL);
+
+        for (guint i = 0; i < n; i++)
+          g_string_append_printf (list, "%s%d", i > 0 ? " " : "", statuses[i]);
+        g_ptr_array_add (facts, g_strdup_printf ("pipeline statuses %s", list->str));
+      }
+  }
   if (dropped > 0)
     g_ptr_array_add (facts, g_strdup_printf ("%" G_GSIZE_FORMAT " bytes of output dropped", dropped));
   if (terret_result_get_notice (result) != NULL)
@@ -197,6 +213,19 @@ cli_mcp_tool_result (const CliOutcome *outcome,
 {
   if (outcome->result != NULL)
     return run_result_new (outcome->result, structured);
+  if (outcome->data != NULL)
+    {
+      JsonNode *node = tool_result_new (outcome->text, NULL, FALSE, FALSE);
+
+      if (structured)
+        {
+          JsonNode *data = json_node_new (JSON_NODE_OBJECT);
+
+          json_node_set_object (data, outcome->data);
+          json_object_set_member (json_node_get_object (node), "structuredContent", data);
+        }
+      return node;
+    }
   if (outcome->error != NULL)
     return tool_error_new (outcome->error);
   return tool_result_new (outcome->text != NULL ? outcome->text : "done", NULL, FALSE, FALSE);
@@ -228,7 +257,8 @@ static void
 add_tool (JsonBuilder        *builder,
           const CliOp        *op,
           TerretCapabilities  caps,
-          gboolean            structured)
+          gboolean            structured,
+          gboolean            tasks)
 {
   g_auto(GStrv) names = cli_op_field_names (op);
 
@@ -261,10 +291,26 @@ add_tool (JsonBuilder        *builder,
   json_builder_add_boolean_value (builder, FALSE);
   json_builder_end_object (builder);
 
+  if (op->output_schema != NULL && structured)
+    {
+      json_builder_set_member_name (builder, "outputSchema");
+      json_builder_add_value (builder, op->output_schema ());
+    }
+
   if (op->has_result && structured)
     {
       json_builder_set_member_name (builder, "outputSchema");
       json_builder_add_value (builder, cli_result_schema ());
+    }
+  /* A task is the client's choice: a short command is better answered
+   * at once. */
+  if (op->tasks && tasks)
+    {
+      json_builder_set_member_name (builder, "execution");
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "taskSupport");
+      json_builder_add_string_value (builder, "optional");
+      json_builder_end_object (builder);
     }
   json_builder_end_object (builder);
 }
@@ -273,12 +319,14 @@ add_tool (JsonBuilder        *builder,
  * cli_mcp_tools_list:
  * @caps: what the backend can do
  * @structured: whether the client takes outputSchema (MCP 2025-06-18)
+ * @tasks: whether the client may run tools as tasks (MCP 2025-11-25)
  *
  * The result of `tools/list`: the tools this backend can serve.
  */
 JsonNode *
 cli_mcp_tools_list (TerretCapabilities caps,
-                    gboolean           structured)
+                    gboolean           structured,
+                    gboolean           tasks)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
   guint n_ops;
@@ -290,7 +338,7 @@ cli_mcp_tools_list (TerretCapabilities caps,
   for (guint i = 0; i < n_ops; i++)
     {
       if (ops[i].tool != NULL && (caps & ops[i].needs) == ops[i].needs)
-        add_tool (builder, &ops[i], caps, structured);
+        add_tool (builder, &ops[i], caps, structured, tasks);
     }
   json_builder_end_array (builder);
   json_builder_end_object (builder);

@@ -11,7 +11,8 @@
 G_BEGIN_DECLS
 
 JsonNode *cli_mcp_tools_list     (TerretCapabilities  caps,
-                                  gboolean            structured);
+                                  gboolean            structured,
+                                  gboolean            tasks);
 JsonNode *cli_mcp_tool_result    (const CliOutcome   *outcome,
                                   gboolean            structured);
 char     *cli_mcp_progress_text  (GBytes             *data);

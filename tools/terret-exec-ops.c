@@ -17,6 +17,7 @@
 
 #include "terret-exec-fields.h"
 #include "terret-exec-ops.h"
+#include "terret-exec-read.h"
 
 static const char *
 session_of (JsonObject *fields)
@@ -30,6 +31,8 @@ typedef TerretResult *(*FinishFunc) (TerretExecutor  *executor,
                                      GAsyncResult    *result,
                                      GError         **error);
 
+/* A run's or a poll's result: its full-output files are remembered for
+ * `read` first. */
 static void
 finish_call (CliCall      *call,
              GObject      *executor,
@@ -39,6 +42,9 @@ finish_call (CliCall      *call,
   g_autoptr(GError) error = NULL;
   g_autoptr(TerretResult) result = finish (TERRET_EXECUTOR (executor), res, &error);
 
+  if (result != NULL)
+    cli_outputs_record (cli_stdio_get_outputs (cli_call_get_server (call)),
+                        cli_call_get_session (call), result);
   cli_call_return (call, result, error, NULL);
 }
 
@@ -74,11 +80,94 @@ op_run (CliCall        *call,
 
   cli_call_set_session (call, session);
   g_hash_table_add (cli_stdio_get_sessions (server), g_strdup (session));
+  /* mcp keeps it unless the call says otherwise: a model cannot cheaply
+   * run a command with side effects again to see the middle it lost. */
+  if (cli_stdio_keeps_full_output (server) &&
+      (json_object_get_member (fields, "keep_full_output") == NULL ||
+       JSON_NODE_HOLDS_NULL (json_object_get_member (fields, "keep_full_output"))))
+    terret_request_set_keep_full_output (request, TRUE);
   if (cli_call_get_progress (call) != NULL)
     terret_request_set_progress_func (request, on_progress, call, NULL);
 
   terret_executor_run_async (cli_stdio_get_executor (server), request,
                              cli_call_get_cancellable (call), run_done, call);
+  return TRUE;
+}
+
+/* read ------------------------------------------------------------------ */
+
+static void
+read_done (GObject      *object,
+           GAsyncResult *res,
+           gpointer      user_data)
+{
+  CliCall *call = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) read = cli_read_finish (res, &error);
+  g_autofree char *text = NULL;
+
+  if (read == NULL)
+    {
+      cli_call_return (call, NULL, error, NULL);
+      return;
+    }
+  text = cli_read_text (json_node_get_object (read));
+  cli_call_return_data (call, json_node_get_object (read), text);
+}
+
+/* A range of a run's full output, in a worker thread: the file is the
+ * session's last run's, or one whose path a result gave. */
+static gboolean
+op_read (CliCall        *call,
+         JsonObject     *fields,
+         TerretRequest  *request,
+         GError        **error)
+{
+  CliStdio *server = cli_call_get_server (call);
+  const char *stream_name = cli_fields_get_string (fields, "stream");
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *path = NULL;
+  TerretStream stream = TERRET_STREAM_STDOUT;
+  CliReadRange range = {
+    .offset = cli_fields_get_count (fields, "offset"),
+    .length = cli_fields_get_count (fields, "length"),
+    .line = cli_fields_get_count (fields, "line"),
+    .lines = cli_fields_get_count (fields, "lines"),
+    .pattern = cli_fields_get_string (fields, "pattern"),
+  };
+
+  if (stream_name != NULL && g_str_equal (stream_name, "stderr"))
+    stream = TERRET_STREAM_STDERR;
+  else if (stream_name != NULL && !g_str_equal (stream_name, "stdout"))
+    {
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                   "“stream” must be \"stdout\" or \"stderr\", not “%s”", stream_name);
+      return FALSE;
+    }
+  if (range.offset >= 0 && range.line >= 0)
+    {
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                   "“offset” and “line” both name where to start: give one");
+      return FALSE;
+    }
+  if (range.line == 0)
+    {
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                   "“line”: lines are counted from 1");
+      return FALSE;
+    }
+
+  /* Nothing to read is the answer, not a malformed request: a model
+   * reads it as the tool's result. */
+  path = cli_outputs_resolve (cli_stdio_get_outputs (server), session_of (fields),
+                              cli_fields_get_string (fields, "path"), stream, &local_error);
+  if (path == NULL)
+    {
+      cli_call_return (call, NULL, local_error, NULL);
+      return TRUE;
+    }
+
+  cli_read_async (path, &range, cli_call_get_cancellable (call), read_done, call);
   return TRUE;
 }
 
@@ -213,6 +302,7 @@ op_close (CliCall        *call,
     {
       terret_executor_close_session (cli_stdio_get_executor (server), session);
       g_hash_table_remove (sessions, session);
+      cli_outputs_forget_session (cli_stdio_get_outputs (server), session);
       done = g_strdup_printf ("closed session “%s” and everything running in it", session);
     }
 
@@ -230,6 +320,7 @@ op_close_all (CliCall        *call,
 
   terret_executor_close_all (cli_stdio_get_executor (server));
   g_hash_table_remove_all (cli_stdio_get_sessions (server));
+  cli_outputs_forget_all (cli_stdio_get_outputs (server));
   cli_call_return (call, NULL, NULL, "closed every session and everything running in them");
   return TRUE;
 }
@@ -298,16 +389,97 @@ op_cancel (CliCall        *call,
   return FALSE;
 }
 
+/* list ----------------------------------------------------------------- */
+
+/* The list as a model reads it: a line per session. */
+static char *
+describe_infos (GPtrArray *infos)
+{
+  GString *text = g_string_new (NULL);
+  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+
+  if (infos->len == 0)
+    g_string_append (text, "no sessions and nothing running");
+  for (guint i = 0; i < infos->len; i++)
+    {
+      TerretSessionInfo *info = g_ptr_array_index (infos, i);
+      GDateTime *started = terret_session_info_get_started (info);
+      const char *command = terret_session_info_get_command (info);
+      static const char * const states[] = {
+        [TERRET_SESSION_STATE_IDLE] = "idle",
+        [TERRET_SESSION_STATE_RUNNING] = "running (a call waits for it)",
+        [TERRET_SESSION_STATE_DETACHED] = "running, handed back (bash_poll, bash_input, "
+                                          "bash_interrupt, bash_close reach it)",
+        [TERRET_SESSION_STATE_ENDED] = "ended; bash_poll collects its end",
+      };
+
+      g_string_append_printf (text, "%s“%s”: %s", i > 0 ? "\n" : "", terret_session_info_get_key (info),
+                              states[terret_session_info_get_state (info)]);
+      if (command != NULL)
+        {
+          g_autofree char *valid = g_utf8_make_valid (command, -1);
+
+          g_string_append_printf (text, "; command: %s", valid);
+        }
+      if (started != NULL)
+        g_string_append_printf (text, "; started %.0f s ago",
+                                g_date_time_difference (now, started) / (double)G_USEC_PER_SEC);
+      if (command != NULL)
+        g_string_append_printf (text, "; %" G_GUINT64_FORMAT " bytes of output",
+                                terret_session_info_get_output_bytes (info));
+      if (terret_session_info_get_pid (info) > 0)
+        g_string_append_printf (text, "; pid %d", (int)terret_session_info_get_pid (info));
+    }
+
+  return g_string_free (text, FALSE);
+}
+
+static void
+list_done (GObject      *object,
+           GAsyncResult *res,
+           gpointer      user_data)
+{
+  CliCall *call = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) infos = terret_executor_list_finish (TERRET_EXECUTOR (object), res, &error);
+  g_autoptr(JsonObject) members = NULL;
+  g_autofree char *text = NULL;
+
+  if (infos == NULL)
+    {
+      cli_call_return (call, NULL, error, NULL);
+      return;
+    }
+  members = cli_session_infos_members (infos);
+  text = describe_infos (infos);
+  cli_call_return_data (call, members, text);
+}
+
+static gboolean
+op_list (CliCall        *call,
+         JsonObject     *fields,
+         TerretRequest  *request,
+         GError        **error)
+{
+  terret_executor_list_async (cli_stdio_get_executor (cli_call_get_server (call)),
+                              cli_call_get_cancellable (call), list_done, call);
+  return TRUE;
+}
+
 /* The table ------------------------------------------------------------ */
 
 static const char * const input_fields[] = { "session", "data", "data_base64", NULL };
 static const char * const poll_fields[] = { "session", "wait", NULL };
 static const char * const session_fields[] = { "session", NULL };
 static const char * const cancel_fields[] = { "target", "session", NULL };
+static const char * const read_fields[] = {
+  "session", "path", "stream", "offset", "length", "line", "lines", "pattern", NULL
+};
 
 /* In the order tools/list gives the tools. */
 static const CliOp ops[] = {
   { .name = "run", .tool = "bash", .takes_request = TRUE, .required = "command", .has_result = TRUE,
+    .tasks = TRUE,
     .description = "Runs a command line in bash and returns its output and exit status. "
                    "Each session is one shell where the backend keeps sessions: cd and export "
                    "persist from one call to the next. A session runs one command at a time; "
@@ -326,11 +498,25 @@ static const CliOp ops[] = {
     .description = "Collects the new output of a command left running by on_timeout detach, "
                    "and its exit status once it ended.",
     .func = op_poll },
+  { .name = "read", .tool = "bash_output", .needs = TERRET_CAPABILITY_RUNS_COMMANDS,
+    .fields = read_fields,
+    .description = "Reads a run's whole output, kept in a file (keep_full_output, on by default "
+                   "here): a byte range (offset, length), a line range (line, lines), or the "
+                   "lines matching a pattern with their line numbers. The middle a long result "
+                   "omitted starts at its omitted_at. Default: the last run of the session.",
+    .func = op_read },
   { .name = "close", .tool = "bash_close", .needs = TERRET_CAPABILITY_PERSISTENT_SESSIONS,
     .fields = session_fields,
     .description = "Ends a session's shell and everything running in it; the next bash call "
                    "in that session starts a fresh shell.",
     .func = op_close },
+  { .name = "list", .tool = "bash_list", .needs = TERRET_CAPABILITY_LIST,
+    .output_schema = cli_session_infos_schema,
+    .description = "Lists the sessions and the commands running in them or left running "
+                   "(return_after, on_timeout detach, on_idle return): each with its state, "
+                   "command, start and output so far. Use it to find a command whose session "
+                   "you lost track of.",
+    .func = op_list },
   { .name = "close-all", .func = op_close_all },
   /* MCP cancels with notifications/cancelled. */
   { .name = "cancel", .fields = cancel_fields, .func = op_cancel },

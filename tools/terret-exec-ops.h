@@ -35,8 +35,12 @@ typedef gboolean (*CliOpFunc) (CliCall        *call,
  * @fields: (array zero-terminated=1) (nullable): its other fields
  * @required: (nullable): the field it cannot do without
  * @has_result: it answers with the run fields (mcp: an outputSchema)
+ * @tasks: mcp may run it as a task (MCP 2025-11-25), so a call outlives
+ *   its request
  * @description: the tool's, for a model
  * @func: carries it out
+ * @output_schema: (nullable): for an op that answers with data of its own
+ *   (cli_call_return_data()), its JSON Schema (mcp: an outputSchema)
  *
  * One op. Adding one is a row here and its function: both dialects,
  * mcp's tools/list and --help come from the rows.
@@ -50,8 +54,10 @@ typedef struct
   const char * const *fields;
   const char *required;
   gboolean has_result;
+  gboolean tasks;
   const char *description;
   CliOpFunc func;
+  JsonNode *(*output_schema) (void);
 } CliOp;
 
 const CliOp *cli_ops_list      (guint              *n_ops);

@@ -21,10 +21,22 @@ static void
 serve_send (CliStdio     *server,
             JsonNode     *id,
             TerretResult *result,
-            const GError *error)
+            const GError *error,
+            JsonObject   *data)
 {
   g_autoptr(JsonNode) response = cli_response_new (id, result, error);
 
+  if (data != NULL && error == NULL)
+    {
+      JsonObject *object = json_node_get_object (response);
+      JsonObjectIter iter;
+      const char *name;
+      JsonNode *member;
+
+      json_object_iter_init (&iter, data);
+      while (json_object_iter_next (&iter, &name, &member))
+        json_object_set_member (object, name, json_node_copy (member));
+    }
   cli_stdio_write (server, response);
 }
 
@@ -35,7 +47,7 @@ serve_respond (CliStdio         *server,
                CliCall          *call,
                const CliOutcome *outcome)
 {
-  serve_send (server, cli_call_get_id (call), outcome->result, outcome->error);
+  serve_send (server, cli_call_get_id (call), outcome->result, outcome->error, outcome->data);
 }
 
 /* Every refusal is `invalid-request`, with the id where it was read. */
@@ -53,7 +65,7 @@ serve_refuse (CliStdio     *server,
     invalid = g_error_new (TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
                            "not JSON: %s", error->message);
 
-  serve_send (server, id, NULL, invalid != NULL ? invalid : error);
+  serve_send (server, id, NULL, invalid != NULL ? invalid : error, NULL);
 }
 
 static char *

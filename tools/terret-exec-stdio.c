@@ -45,6 +45,8 @@ struct _CliStdio
   GByteArray *pending;              /* (owned) the line read so far */
   GQueue calls;                     /* CliCall, in flight */
   GHashTable *sessions;             /* (owned) the session keys runs named */
+  CliOutputs *outputs;              /* (owned) the full-output files runs left */
+  gboolean keep_full_output;        /* runs keep it unless they say otherwise */
   gpointer data;                    /* (owned) the dialect's */
   GDestroyNotify data_destroy;
   GError *read_error;               /* (owned) (nullable) */
@@ -108,6 +110,19 @@ GHashTable *
 cli_stdio_get_sessions (CliStdio *server)
 {
   return server->sessions;
+}
+
+/* The full-output files of the runs answered, for `read`. */
+CliOutputs *
+cli_stdio_get_outputs (CliStdio *server)
+{
+  return server->outputs;
+}
+
+gboolean
+cli_stdio_keeps_full_output (CliStdio *server)
+{
+  return server->keep_full_output;
 }
 
 gpointer
@@ -331,7 +346,29 @@ cli_call_return (CliCall      *call,
                  const char   *text)
 {
   CliStdio *server = call->server;
-  CliOutcome outcome = { result, error, text };
+  CliOutcome outcome = { result, error, text, NULL };
+
+  g_queue_unlink (&server->calls, &call->link);
+  server->dialect->respond (server, call, &outcome);
+  call_free (call);
+
+  server_maybe_finish (server);
+}
+
+/*
+ * cli_call_return_data:
+ * @data: the members of the answer
+ * @text: the same in words, for a model
+ *
+ * Ends @call with what an op that runs nothing found.
+ */
+void
+cli_call_return_data (CliCall    *call,
+                      JsonObject *data,
+                      const char *text)
+{
+  CliStdio *server = call->server;
+  CliOutcome outcome = { NULL, NULL, text, data };
 
   g_queue_unlink (&server->calls, &call->link);
   server->dialect->respond (server, call, &outcome);
@@ -686,6 +723,7 @@ server_maybe_finish (CliStdio *server)
   server->finished = TRUE;
   terret_executor_close_all (server->executor);
   g_hash_table_remove_all (server->sessions);
+  cli_outputs_forget_all (server->outputs);
   g_main_loop_quit (server->loop);
 }
 
@@ -728,6 +766,7 @@ serve (CliStdio *server)
   server->loop = g_main_loop_new (NULL, FALSE);
   server->pending = g_byte_array_new ();
   server->sessions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  server->outputs = cli_outputs_new (server->keep_full_output);
   g_queue_init (&server->calls);
 
   for (guint i = 0; i < G_N_ELEMENTS (stop_signals); i++)
@@ -746,6 +785,7 @@ serve (CliStdio *server)
   g_assert (server->calls.length == 0);
   cli_stdio_set_data (server, NULL, NULL);
   g_clear_pointer (&server->sessions, g_hash_table_unref);
+  g_clear_pointer (&server->outputs, cli_outputs_free);
   g_clear_pointer (&server->pending, g_byte_array_unref);
   g_clear_handle_id (&server->input_source, g_source_remove);
   g_clear_pointer (&server->loop, g_main_loop_unref);
@@ -857,6 +897,12 @@ cli_stdio_main (const CliDialect  *dialect,
       g_printerr ("%s: unexpected argument “%s”\nTry “%s --help”.\n", prgname, rest[0], prgname);
       return CLI_EXIT_NOT_RUN;
     }
+
+  /* A host's own --set keep-full-output wins over the dialect's default. */
+  server.keep_full_output = dialect->keep_full_output;
+  for (guint i = 0; settings != NULL && settings[i] != NULL; i++)
+    if (g_str_has_prefix (settings[i], "keep-full-output="))
+      server.keep_full_output = FALSE;
 
   /* stdout carries the protocol alone: errors go to stderr. */
   server.executor = terret_executor_new_with_settings (backend, (const char * const *)settings, &error);

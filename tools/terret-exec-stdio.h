@@ -8,6 +8,8 @@
 #include <json-glib/json-glib.h>
 #include <terret-exec.h>
 
+#include "terret-exec-read.h"
+
 G_BEGIN_DECLS
 
 typedef struct _CliStdio CliStdio;
@@ -34,6 +36,8 @@ typedef enum {
  * @result: (nullable): what the command left behind: it ran
  * @error: (nullable): why nothing was done, or that the call was cancelled
  * @text: (nullable): what was done, in words a model reads
+ * @data: (nullable): what an op that runs nothing found (a read), as the
+ *   members of its answer; @text says it in words
  *
  * How a call ended: a result, an error, or neither (done, as @text says).
  */
@@ -42,6 +46,7 @@ typedef struct
   TerretResult *result;
   const GError *error;
   const char *text;
+  JsonObject *data;
 } CliOutcome;
 
 /*
@@ -62,6 +67,8 @@ typedef void (*CliProgressFunc) (CliCall *call,
  * @cancel_at_end: the end of input cancels the calls in flight rather than
  *   letting them answer
  * @strict_close: closing a session that no run named is an error
+ * @keep_full_output: runs keep their full output unless the call or the
+ *   host's `--set keep-full-output` says otherwise
  * @summary: the --help summary
  * @reference: the page that documents it, for --help
  * @handle: carries out one request, an object whose line had no fault
@@ -81,6 +88,7 @@ typedef struct
   const char * const *envelope;
   gboolean cancel_at_end;
   gboolean strict_close;
+  gboolean keep_full_output;
   char     *(*summary)     (void);
   const char *reference;
   void      (*handle)      (CliStdio         *server,
@@ -103,6 +111,8 @@ int              cli_stdio_main            (const CliDialect  *dialect,
 const CliDialect *cli_stdio_get_dialect    (CliStdio          *server);
 TerretExecutor  *cli_stdio_get_executor    (CliStdio          *server);
 GHashTable      *cli_stdio_get_sessions    (CliStdio          *server);
+CliOutputs      *cli_stdio_get_outputs     (CliStdio          *server);
+gboolean         cli_stdio_keeps_full_output (CliStdio        *server);
 gpointer         cli_stdio_get_data        (CliStdio          *server);
 void             cli_stdio_set_data        (CliStdio          *server,
                                             gpointer           data,
@@ -137,6 +147,9 @@ void             cli_call_set_data         (CliCall           *call,
 void             cli_call_return           (CliCall           *call,
                                             TerretResult      *result,
                                             const GError      *error,
+                                            const char        *text);
+void             cli_call_return_data      (CliCall           *call,
+                                            JsonObject        *data,
                                             const char        *text);
 void             cli_call_drop             (CliCall           *call);
 

@@ -181,25 +181,17 @@ write_kept (RunState     *state,
 
 static int
 run_command (TerretExecutor    *executor,
-             const char        *command,
-             const char        *session,
-             double             timeout,
-             TerretCaptureMode  capture,
+             TerretRequest     *request,
              gboolean           json)
 {
   g_auto(RunState) state = { 0 };
-  g_autoptr(TerretRequest) request = terret_request_new (command);
+  TerretCaptureMode capture = terret_request_get_capture (request);
   gboolean streamed;
   guint sigint_id, sigterm_id;
   int status;
 
   state.loop = g_main_loop_new (NULL, FALSE);
   state.cancellable = g_cancellable_new ();
-
-  if (session != NULL)
-    terret_request_set_session (request, session);
-  terret_request_set_timeout (request, timeout);
-  terret_request_set_capture (request, capture);
 
   /* Without live progress the output is written when the run is over;
    * so is it with --capture, marker line included. */
@@ -617,6 +609,12 @@ main (int    argc,
   TerretCaptureMode capture = TERRET_CAPTURE_MODE_DEFAULT;
   g_auto(GStrv) settings = NULL;
   g_auto(GStrv) words = NULL;
+  g_autofree char *cwd = NULL;
+  g_auto(GStrv) env = NULL;
+  g_autofree char *on_idle_opt = NULL;
+  g_autoptr(TerretRequest) request = NULL;
+  int on_idle = TERRET_IDLE_ACTION_KILL;
+  double return_after = 0, deadline = 0, idle_timeout = 0;
   double timeout = 0;
   gboolean json = FALSE;
   gboolean list = FALSE;
@@ -629,6 +627,20 @@ main (int    argc,
       "Run in the session KEY (default “default”)", "KEY" },
     { "timeout", 't', 0, G_OPTION_ARG_DOUBLE, &timeout,
       "Stop the command after SECS seconds (fractions allowed; 0: the backend's setting)", "SECS" },
+    { "return-after", 0, 0, G_OPTION_ARG_DOUBLE, &return_after,
+      "Return the output so far after SECS seconds; the command does not outlive terret-exec, "
+      "so it is ended then", "SECS" },
+    { "deadline", 0, 0, G_OPTION_ARG_DOUBLE, &deadline,
+      "End the command and everything it started after SECS seconds", "SECS" },
+    { "idle-timeout", 0, 0, G_OPTION_ARG_DOUBLE, &idle_timeout,
+      "Apply --on-idle after SECS seconds without output", "SECS" },
+    { "on-idle", 0, 0, G_OPTION_ARG_STRING, &on_idle_opt,
+      "What --idle-timeout does: kill (default) or return (hand back the output so far, "
+      "marked stalled)", "ACTION" },
+    { "cwd", 0, 0, G_OPTION_ARG_FILENAME, &cwd,
+      "Run the command in DIR (relative: to the session's cwd)", "DIR" },
+    { "env", 0, 0, G_OPTION_ARG_STRING_ARRAY, &env,
+      "Set VAR for the command (repeatable)", "VAR=VALUE" },
     { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &settings,
       "Set a backend setting (repeatable; see --list-backends)", "KEY=VALUE" },
     { "capture", 0, 0, G_OPTION_ARG_STRING, &capture_opt,
@@ -716,9 +728,36 @@ main (int    argc,
   if (capture_opt != NULL && !cli_parse_capture (capture_opt, &capture, &error))
     return fail_not_run (json, error);
 
+  if (!cli_check_seconds ("--return-after", return_after, &error) ||
+      !cli_check_seconds ("--deadline", deadline, &error) ||
+      !cli_check_seconds ("--idle-timeout", idle_timeout, &error) ||
+      (on_idle_opt != NULL &&
+       !cli_enum_from_nick (TERRET_TYPE_IDLE_ACTION, "--on-idle", on_idle_opt, &on_idle, &error)))
+    return fail_not_run (json, error);
+
+  for (guint i = 0; env != NULL && env[i] != NULL; i++)
+    if (strchr (env[i], '=') == NULL || env[i][0] == '=')
+      {
+        g_set_error (&error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                     "--env takes VAR=VALUE, not “%s”", env[i]);
+        return fail_not_run (json, error);
+      }
+
+  request = terret_request_new (command);
+  if (session != NULL)
+    terret_request_set_session (request, session);
+  terret_request_set_timeout (request, timeout);
+  terret_request_set_capture (request, capture);
+  terret_request_set_cwd (request, cwd);
+  if (env != NULL)
+    terret_request_set_env (request, (const char * const *)env);
+  terret_request_set_return_after (request, return_after);
+  terret_request_set_deadline (request, deadline);
+  terret_request_set_idle_timeout (request, idle_timeout, on_idle);
+
   executor = terret_executor_new_with_settings (backend, (const char * const *)settings, &error);
   if (executor == NULL)
     return fail_not_run (json, error);
 
-  return run_command (executor, command, session, timeout, capture, json);
+  return run_command (executor, request, json);
 }

@@ -66,6 +66,8 @@ typedef struct
   /* The ends of detached commands that no poll collected yet, by session
    * key; the next poll of the key returns it, the next run drops it. */
   GHashTable *parked;           /* (owned) (element-type utf8 TerretResult) */
+  /* The same keys: how a list shows each (its command, start, output). */
+  GHashTable *parked_infos;     /* (owned) (element-type utf8 TerretSessionInfo) */
 
   /* Runs in flight, each with its session key, so close_session() and
    * close_all() find them. A plain array: one-shot runs are few at a time
@@ -99,7 +101,11 @@ run_ended (gpointer      owner,
 
   g_ptr_array_remove_fast (priv->runs, run);
   if (parked != NULL)
-    g_hash_table_replace (priv->parked, g_strdup (run->session), g_object_ref (parked));
+    {
+      g_hash_table_replace (priv->parked, g_strdup (run->session), g_object_ref (parked));
+      g_hash_table_replace (priv->parked_infos, g_strdup (run->session),
+                            _terret_command_run_describe (run, TERRET_SESSION_STATE_ENDED));
+    }
 }
 
 /* Removes the files of a closed key, but for those a caller took. */
@@ -154,11 +160,12 @@ static const TerretCommandRunFuncs run_funcs = {
 static gboolean
 check_session_free (TerretCommandExecutor  *self,
                     TerretRequest          *request,
+                    const TerretRunPlan    *plan,
                     GError                **error)
 {
   TerretCommandExecutorPrivate *priv = terret_command_executor_get_instance_private (self);
   const char *session = terret_request_get_session (request);
-  gboolean detaching = terret_request_get_timeout_action (request) == TERRET_TIMEOUT_ACTION_DETACH;
+  gboolean detaching = plan->may_detach;
 
   for (guint i = 0; i < priv->runs->len; i++)
     {
@@ -174,7 +181,7 @@ check_session_free (TerretCommandExecutor  *self,
                        "interrupt it, and run again once it ended", session);
           return FALSE;
         }
-      if (run->plan->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
+      if (run->plan->may_detach)
         {
           g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_BUSY,
                        "Session “%s” is running a command whose timeout detaches; it has the "
@@ -326,7 +333,9 @@ terret_command_executor_real_get_capabilities (TerretCommandExecutor *self)
           TERRET_CAPABILITY_PROGRESS |
           TERRET_CAPABILITY_INTERRUPT |
           TERRET_CAPABILITY_POLL |
-          TERRET_CAPABILITY_DETACH);
+          TERRET_CAPABILITY_DETACH |
+          TERRET_CAPABILITY_CLOCKS |
+          TERRET_CAPABILITY_LIST);
 }
 
 /* --- TerretExecutor ---------------------------------------------------- */
@@ -373,6 +382,7 @@ terret_command_executor_run_async (TerretExecutor      *executor,
   g_autoptr(TerretSettings) settings = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(TerretLauncherLink) launcher_link = NULL;
+  g_autoptr(TerretRunPlan) plan = NULL;
   TerretResult *parked;
   CommandRun *run;
 
@@ -385,13 +395,14 @@ terret_command_executor_run_async (TerretExecutor      *executor,
   if (g_task_return_error_if_cancelled (task))
     return;
 
-  if (!check_session_free (self, request, &error))
+  settings = _terret_settings_store_snapshot (&priv->settings);
+  plan = _terret_run_plan_new (settings, request);
+  if (!check_session_free (self, request, plan, &error))
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
 
-  settings = _terret_settings_store_snapshot (&priv->settings);
   launcher_link = get_link (self, settings, &error);
   if (launcher_link == NULL)
     {
@@ -400,7 +411,7 @@ terret_command_executor_run_async (TerretExecutor      *executor,
     }
 
   run = _terret_command_run_new (&run_funcs, self, g_object_ref (task), request,
-                                 _terret_run_plan_new (settings, request));
+                                 g_steal_pointer (&plan));
   if (!_terret_command_run_spawn (run, launcher_link, cancellable, &error))
     {
       /* Nothing ran: nothing to keep. */
@@ -426,6 +437,7 @@ terret_command_executor_run_async (TerretExecutor      *executor,
 
       g_string_append (run->notices, notice);
       g_hash_table_remove (priv->parked, run->session);
+      g_hash_table_remove (priv->parked_infos, run->session);
     }
 
   g_ptr_array_add (priv->runs, run);
@@ -469,11 +481,13 @@ terret_command_executor_close_session (TerretExecutor *executor,
   if (session == NULL)
     {
       g_hash_table_remove_all (priv->parked);
+      g_hash_table_remove_all (priv->parked_infos);
       g_hash_table_remove_all (priv->spools);
     }
   else
     {
       g_hash_table_remove (priv->parked, session);
+      g_hash_table_remove (priv->parked_infos, session);
       g_hash_table_remove (priv->spools, session);
     }
 }
@@ -547,6 +561,7 @@ terret_command_executor_poll_async (TerretExecutor      *executor,
 
   if (g_hash_table_steal_extended (priv->parked, session, (gpointer *)&parked_key, &parked))
     {
+      g_hash_table_remove (priv->parked_infos, session);
       g_task_return_pointer (task, parked, g_object_unref);
       return;
     }
@@ -559,7 +574,7 @@ terret_command_executor_poll_async (TerretExecutor      *executor,
         continue;
       if (r->detach.detached)
         run = r;
-      else if (r->plan->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
+      else if (r->plan->may_detach)
         in_flight = TRUE;
     }
 
@@ -571,6 +586,57 @@ terret_command_executor_poll_async (TerretExecutor      *executor,
     _terret_detach_return_poll_busy (task, session);
   else
     _terret_detach_poll (&run->detach, g_steal_pointer (&task), wait, cancellable);
+}
+
+static int
+compare_infos (gconstpointer a,
+               gconstpointer b)
+{
+  return strcmp (terret_session_info_get_key (*(TerretSessionInfo **)a),
+                 terret_session_info_get_key (*(TerretSessionInfo **)b));
+}
+
+/* Runs in flight (a run waits for it, or it was handed back) and ends
+ * waiting for a poll. One-shot commands have no idle sessions to show. */
+static void
+terret_command_executor_list_async (TerretExecutor      *executor,
+                                    GCancellable        *cancellable,
+                                    GAsyncReadyCallback  callback,
+                                    gpointer             user_data)
+{
+  TerretCommandExecutor *self = TERRET_COMMAND_EXECUTOR (executor);
+  TerretCommandExecutorPrivate *priv = terret_command_executor_get_instance_private (self);
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  GPtrArray *infos = g_ptr_array_new_with_free_func (g_object_unref);
+  GHashTableIter iter;
+  gpointer value;
+
+  g_task_set_source_tag (task, terret_command_executor_list_async);
+
+  for (guint i = 0; i < priv->runs->len; i++)
+    {
+      CommandRun *run = g_ptr_array_index (priv->runs, i);
+
+      g_ptr_array_add (infos, _terret_command_run_describe (run, run->detach.detached
+                                                                 ? TERRET_SESSION_STATE_DETACHED
+                                                                 : TERRET_SESSION_STATE_RUNNING));
+    }
+  g_hash_table_iter_init (&iter, priv->parked_infos);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    g_ptr_array_add (infos, g_object_ref (value));
+  g_ptr_array_sort (infos, compare_infos);
+
+  g_task_return_pointer (task, infos, (GDestroyNotify)g_ptr_array_unref);
+}
+
+static GPtrArray *
+terret_command_executor_list_finish (TerretExecutor  *executor,
+                                     GAsyncResult    *result,
+                                     GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, executor), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 static TerretResult *
@@ -613,6 +679,8 @@ executor_iface_init (TerretExecutorInterface *iface)
   iface->interrupt = terret_command_executor_interrupt;
   iface->poll_async = terret_command_executor_poll_async;
   iface->poll_finish = terret_command_executor_poll_finish;
+  iface->list_async = terret_command_executor_list_async;
+  iface->list_finish = terret_command_executor_list_finish;
 }
 
 /* --- GInitable --------------------------------------------------------- */
@@ -680,6 +748,7 @@ terret_command_executor_finalize (GObject *object)
 
   g_clear_pointer (&priv->runs, g_ptr_array_unref);
   g_clear_pointer (&priv->parked, g_hash_table_unref);
+  g_clear_pointer (&priv->parked_infos, g_hash_table_unref);
   g_clear_pointer (&priv->spools, g_hash_table_unref);
   _terret_launcher_link_pool_clear (&priv->links);
   _terret_settings_store_clear (&priv->settings);
@@ -740,6 +809,7 @@ terret_command_executor_init (TerretCommandExecutor *self)
   _terret_settings_store_init (&priv->settings, TERRET_ENGINE_COMMAND);
   priv->runs = g_ptr_array_new ();
   priv->parked = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  priv->parked_infos = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
   priv->spools = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, spools_remove);
   _terret_launcher_link_pool_init (&priv->links);
 }

@@ -10,6 +10,7 @@
 #include "terret-detach-private.h"
 #include "terret-launcher-link-private.h"
 #include "terret-run-plan-private.h"
+#include "terret-session-info.h"
 
 G_BEGIN_DECLS
 
@@ -22,6 +23,8 @@ typedef enum
   RUN_END_CANCELLED,
   RUN_END_CLOSED,
   RUN_END_INTERRUPTED,          /* still running when the interrupt grace ran out */
+  RUN_END_DEADLINE,             /* the request's deadline passed */
+  RUN_END_IDLE,                 /* no output for the request's idle timeout */
 } RunEnd;
 
 enum
@@ -30,6 +33,8 @@ enum
   COMMAND_TIMER_DRAIN,
   COMMAND_TIMER_ESCALATE,
   COMMAND_TIMER_POLL,
+  COMMAND_TIMER_DEADLINE,       /* the request's hard end, detached or not */
+  COMMAND_TIMER_IDLE,           /* the request's idle timeout */
 };
 
 typedef struct _CommandRun CommandRun;
@@ -72,6 +77,7 @@ struct _CommandRun
   TerretRequest *request;           /* (owned) */
   TerretRunPlan *plan;              /* (owned) */
   char *session;                    /* (owned) */
+  gint64 started;                   /* wall-clock time of its start, for a list */
   GMainContext *context;            /* (owned) */
 
   TerretProcess *process;           /* (owned) (nullable) until spawned */
@@ -82,8 +88,10 @@ struct _CommandRun
   TerretDetach detach;
 
   int wait_status;
+  gint64 last_output;               /* monotonic time of its last byte, or its start */
   RunEnd end;
   guint exited : 1;                 /* the shell ended */
+  guint far : 1;                    /* it runs on a far side, whose pids name nothing here */
   guint exited_on_its_own : 1;      /* ... before anything stopped the run */
   guint kill_sent : 1;              /* its unit was told to end what is left */
   guint anyone_left : 1;            /* ... while something was still there */
@@ -111,5 +119,7 @@ void        _terret_command_run_end_now (CommandRun            *run);
 void        _terret_command_run_interrupt (CommandRun          *run);
 gboolean    _terret_command_run_in_session (CommandRun         *run,
                                             const char         *session);
+TerretSessionInfo *_terret_command_run_describe (CommandRun   *run,
+                                                 TerretSessionState state);
 
 G_END_DECLS

@@ -173,6 +173,8 @@ stream_read_once (RunStream *rs,
   n = read (rs->fd, rs->run->buffer, READ_CHUNK);
   if (n > 0)
     {
+      if (rs->run->plan->idle_timeout > 0)
+        rs->run->last_output = g_get_monotonic_time ();
       stream_take (rs, rs->run->buffer, n);
       return TRUE;
     }
@@ -225,6 +227,31 @@ static void run_on_timer (gpointer owner,
                           guint    which);
 static const TerretDetachFuncs detach_funcs;
 
+/*
+ * _terret_command_run_describe:
+ *
+ * The run as a list shows it in @state: its command, start, process (its
+ * bash, where it runs on this host) and the bytes of both streams so far.
+ */
+TerretSessionInfo *
+_terret_command_run_describe (CommandRun         *run,
+                              TerretSessionState  state)
+{
+  g_autoptr(GDateTime) started = _terret_date_time_from_usec (run->started);
+  guint64 bytes = 0;
+  GPid pid = 0;
+
+  /* A finished run's captures are gone, and its offsets count it all. */
+  for (guint i = 0; i < G_N_ELEMENTS (run->streams); i++)
+    bytes += run->streams[i].offset + (run->streams[i].capture != NULL
+                                       ? _terret_stream_capture_get_seen (run->streams[i].capture)
+                                       : 0);
+  if (run->process != NULL && !run->exited && !run->far)
+    pid = terret_process_get_pid (run->process);
+  return terret_session_info_new (run->session, state, terret_request_get_command (run->request),
+                                  started, pid, bytes);
+}
+
 /* Takes @plan. */
 CommandRun *
 _terret_command_run_new (const TerretCommandRunFuncs *funcs,
@@ -241,6 +268,7 @@ _terret_command_run_new (const TerretCommandRunFuncs *funcs,
   run->request = g_object_ref (request);
   run->plan = plan;
   run->session = g_strdup (terret_request_get_session (request));
+  run->started = g_get_real_time ();
   run->context = g_main_context_ref_thread_default ();
   run->notices = g_string_new (NULL);
   run->buffer = g_malloc (READ_CHUNK);
@@ -381,6 +409,8 @@ _terret_command_run_stop (CommandRun *run,
 
   _terret_timers_disarm (&run->timers, COMMAND_TIMER_TIMEOUT);
   _terret_timers_disarm (&run->timers, COMMAND_TIMER_ESCALATE);
+  _terret_timers_disarm (&run->timers, COMMAND_TIMER_DEADLINE);
+  _terret_timers_disarm (&run->timers, COMMAND_TIMER_IDLE);
   if (!run->kill_sent)
     {
       run->kill_sent = TRUE;
@@ -402,10 +432,12 @@ run_set_exited (CommandRun *run)
   run->wait_status = wait_status;
   run->exited_on_its_own = (run->end == RUN_END_NONE);
 
-  /* The deadline and the interrupt's grace are for the command; what is
+  /* The clocks and the interrupt's grace are for the command; what is
    * left is a bounded drain. */
   _terret_timers_disarm (&run->timers, COMMAND_TIMER_TIMEOUT);
   _terret_timers_disarm (&run->timers, COMMAND_TIMER_ESCALATE);
+  _terret_timers_disarm (&run->timers, COMMAND_TIMER_DEADLINE);
+  _terret_timers_disarm (&run->timers, COMMAND_TIMER_IDLE);
 }
 
 static gboolean
@@ -452,6 +484,8 @@ run_take_stretch_final (CommandRun *run,
       gsize whole;
 
       bytes = _terret_stream_capture_finish (rs->capture, FALSE, &dropped, &cut);
+      if (dropped > 0)
+        _terret_stream_capture_report_omitted (rs->capture, result, rs->stream, rs->offset);
       g_clear_pointer (&rs->capture, _terret_stream_capture_free);
       data = g_bytes_get_data (bytes, &len);
       /* The kept bytes end where the stretch does, unless a head dropped
@@ -554,8 +588,17 @@ run_complete (CommandRun *run)
                                                    seconds);
 
         terret_result_set_timed_out (result, TRUE);
+        terret_result_set_clock (result, TERRET_CLOCK_TIMEOUT);
         terret_result_add_notice (result, notice);
       }
+      break;
+
+    case RUN_END_DEADLINE:
+      _terret_run_plan_note_clock (run->plan, result, TERRET_CLOCK_DEADLINE);
+      break;
+
+    case RUN_END_IDLE:
+      _terret_run_plan_note_clock (run->plan, result, TERRET_CLOCK_IDLE);
       break;
 
     case RUN_END_CLOSED:
@@ -614,6 +657,37 @@ _terret_command_run_end_now (CommandRun *run)
 
 /* --- Timers and interrupts ----------------------------------------------- */
 
+/* The run hands its command back to its caller as @clock says, and the
+ * command goes on for polls. */
+static void
+run_detach (CommandRun  *run,
+            TerretClock  clock,
+            double       seconds)
+{
+  g_autoptr(GTask) task = g_steal_pointer (&run->task);
+
+  _terret_clear_source (&run->cancel_source);
+  for (guint i = 0; i < G_N_ELEMENTS (run->streams); i++)
+    {
+      RunStream *rs = &run->streams[i];
+
+      if (rs->line == NULL)
+        continue;
+      /* The line so far, up to a character still arriving: the
+       * callback hears of everything the detaching result holds;
+       * polls carry the rest. */
+      if (rs->line->len > 0)
+        terret_request_report_progress (run->request, rs->stream, rs->line->data,
+                                        _terret_utf8_whole_prefix (rs->line->data,
+                                                                   rs->line->len));
+      g_clear_pointer (&rs->line, g_byte_array_unref);
+    }
+  /* Last: the run's callback may free the run. */
+  g_task_return_pointer (task, _terret_detach_begin (&run->detach, clock, seconds,
+                                                     run->session, FALSE),
+                         g_object_unref);
+}
+
 static void
 run_on_timer (gpointer owner,
               guint    which)
@@ -624,32 +698,24 @@ run_on_timer (gpointer owner,
     {
     case COMMAND_TIMER_TIMEOUT:
       if (run->plan->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
-        {
-          g_autoptr(GTask) task = g_steal_pointer (&run->task);
-
-          _terret_clear_source (&run->cancel_source);
-          for (guint i = 0; i < G_N_ELEMENTS (run->streams); i++)
-            {
-              RunStream *rs = &run->streams[i];
-
-              if (rs->line == NULL)
-                continue;
-              /* The line so far, up to a character still arriving: the
-               * callback hears of everything the detaching result holds;
-               * polls carry the rest. */
-              if (rs->line->len > 0)
-                terret_request_report_progress (run->request, rs->stream, rs->line->data,
-                                                _terret_utf8_whole_prefix (rs->line->data,
-                                                                           rs->line->len));
-              g_clear_pointer (&rs->line, g_byte_array_unref);
-            }
-          /* Last: the run's callback may free the run. */
-          g_task_return_pointer (task, _terret_detach_begin (&run->detach, run->plan->timeout,
-                                                             run->session, FALSE),
-                                 g_object_unref);
-        }
+        run_detach (run, run->plan->timeout_clock, run->plan->timeout);
       else
         _terret_command_run_stop (run, RUN_END_TIMEOUT);
+      break;
+    case COMMAND_TIMER_DEADLINE:
+      _terret_command_run_stop (run, RUN_END_DEADLINE);
+      break;
+    case COMMAND_TIMER_IDLE:
+      if (!_terret_run_plan_idle_check (run->plan, run->last_output, &run->timers, COMMAND_TIMER_IDLE))
+        break;
+      if (run->plan->idle_action == TERRET_IDLE_ACTION_KILL)
+        _terret_command_run_stop (run, RUN_END_IDLE);
+      /* Handed back once; a command already handed back goes on. */
+      else if (run->task != NULL)
+        {
+          _terret_timers_disarm (&run->timers, COMMAND_TIMER_TIMEOUT);
+          run_detach (run, TERRET_CLOCK_IDLE, run->plan->idle_timeout);
+        }
       break;
     case COMMAND_TIMER_DRAIN:
       run_finish (run);
@@ -806,6 +872,7 @@ _terret_command_run_spawn (CommandRun        *run,
   const char *cwd = terret_request_get_cwd (run->request);
   int fds[2][2] = { { -1, -1 }, { -1, -1 } };
 
+  run->far = _terret_launcher_link_is_far (launcher_link);
   if (cwd == NULL)
     cwd = run->plan->settings->cwd;
 
@@ -883,6 +950,13 @@ _terret_command_run_spawn (CommandRun        *run,
 
   _terret_timers_attach (&run->timers, run->context);
   _terret_timers_arm_in (&run->timers, COMMAND_TIMER_TIMEOUT, run->plan->timeout);
+  if (run->plan->deadline > 0)
+    _terret_timers_arm_in (&run->timers, COMMAND_TIMER_DEADLINE, run->plan->deadline);
+  if (run->plan->idle_timeout > 0)
+    {
+      run->last_output = g_get_monotonic_time ();
+      _terret_timers_arm_in (&run->timers, COMMAND_TIMER_IDLE, run->plan->idle_timeout);
+    }
 
   /* A cancellable source, not a signal handler: g_cancellable_cancel()
    * may come from any thread, and the source brings the stop to the

@@ -9,6 +9,7 @@
 #include <glib-object.h>
 
 #include "terret-types.h"
+#include "terret-result.h"
 
 G_BEGIN_DECLS
 
@@ -108,9 +109,43 @@ void                   _terret_head_tail_capture_append   (TerretHeadTailCapture
                                                            gsize                   len);
 guint64                _terret_head_tail_capture_get_seen (TerretHeadTailCapture  *self);
 gsize                  _terret_head_tail_capture_get_size (TerretHeadTailCapture  *self);
+const guint8          *_terret_head_tail_capture_peek_head (TerretHeadTailCapture *self,
+                                                           gsize                  *head_end,
+                                                           gsize                  *head);
 GBytes                *_terret_head_tail_capture_finish   (TerretHeadTailCapture  *self,
                                                            guint64                *dropped,
                                                            gsize                  *cut_offset);
+
+/*
+ * TerretErrorCapture:
+ *
+ * Counts the newlines of the bytes a capture may omit and keeps the first
+ * few lines among them shaped like an error, with their offsets, in
+ * bounded memory, as the bytes go past.
+ */
+typedef struct _TerretErrorCapture TerretErrorCapture;
+
+TerretErrorCapture *_terret_error_capture_new          (guint                max_lines);
+void                _terret_error_capture_free         (TerretErrorCapture  *self);
+void                _terret_error_capture_start        (TerretErrorCapture  *self,
+                                                        guint64              offset);
+gboolean            _terret_error_capture_is_started   (TerretErrorCapture  *self);
+void                _terret_error_capture_append       (TerretErrorCapture  *self,
+                                                        const guint8        *data,
+                                                        gsize                len);
+guint64             _terret_error_capture_get_newlines (TerretErrorCapture  *self);
+GPtrArray          *_terret_error_capture_finish       (TerretErrorCapture  *self,
+                                                        guint64              end,
+                                                        GArray             **offsets);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TerretErrorCapture, _terret_error_capture_free)
+
+/*
+ * TERRET_OMITTED_ERRORS_MAX:
+ *
+ * How many error lines of an omitted middle a result names at most.
+ */
+#define TERRET_OMITTED_ERRORS_MAX 10
 
 /*
  * TerretStreamCapture:
@@ -135,6 +170,10 @@ GBytes              *_terret_stream_capture_finish   (TerretStreamCapture  *self
                                                       gboolean              partial,
                                                       guint64              *dropped,
                                                       gsize                *cut_offset);
+void                 _terret_stream_capture_report_omitted (TerretStreamCapture *self,
+                                                            TerretResult        *result,
+                                                            TerretStream         stream,
+                                                            guint64              base);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TerretHeadTailCapture, _terret_head_tail_capture_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TerretStreamCapture, _terret_stream_capture_free)

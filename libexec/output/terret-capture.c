@@ -9,13 +9,23 @@
 #include "config.h"
 
 #include "terret-capture-private.h"
+#include "terret-result-private.h"
 
 struct _TerretStreamCapture
 {
   TerretCaptureMode mode;
+  gsize limit;
   TerretHeadCapture *head;          /* (owned) (nullable) */
   TerretTailCapture *tail;          /* (owned) (nullable) */
   TerretHeadTailCapture *head_tail; /* (owned) (nullable) */
+
+  /* The bytes a cut may omit, scanned as they pass: from the limit for a
+   * head, from the start for a tail, from where the kept head ends for a
+   * head-tail (known once the stream has passed the head). */
+  TerretErrorCapture *errors;       /* (owned) */
+  GPtrArray *omitted_texts;         /* (owned) (nullable) after a cut finish */
+  GArray *omitted_offsets;          /* (owned) (nullable) */
+  guint64 omitted_lines;
 };
 
 /*
@@ -42,6 +52,8 @@ _terret_stream_capture_new (TerretCaptureMode mode,
 
   self = g_new0 (TerretStreamCapture, 1);
   self->mode = mode;
+  self->limit = limit;
+  self->errors = _terret_error_capture_new (TERRET_OMITTED_ERRORS_MAX);
   switch (mode)
     {
     case TERRET_CAPTURE_MODE_HEAD:
@@ -52,6 +64,7 @@ _terret_stream_capture_new (TerretCaptureMode mode,
     case TERRET_CAPTURE_MODE_TAIL:
       self->tail = _terret_tail_capture_new (limit, CLAMP (limit / 4, 4096,
                                                            TERRET_TAIL_CAPTURE_DEFAULT_OVERSHOOT));
+      _terret_error_capture_start (self->errors, 0);
       break;
     case TERRET_CAPTURE_MODE_HEAD_TAIL:
     case TERRET_CAPTURE_MODE_DEFAULT:
@@ -72,6 +85,9 @@ _terret_stream_capture_free (TerretStreamCapture *self)
   g_clear_pointer (&self->head, _terret_head_capture_free);
   g_clear_pointer (&self->tail, _terret_tail_capture_free);
   g_clear_pointer (&self->head_tail, _terret_head_tail_capture_free);
+  g_clear_pointer (&self->errors, _terret_error_capture_free);
+  g_clear_pointer (&self->omitted_texts, g_ptr_array_unref);
+  g_clear_pointer (&self->omitted_offsets, g_array_unref);
   g_free (self);
 }
 
@@ -83,19 +99,66 @@ _terret_stream_capture_get_mode (TerretStreamCapture *self)
   return self->mode;
 }
 
+/* Feeds the error scan the part of an append at stream offsets from
+ * @from on, where the append began at @seen. */
+static void
+scan_from (TerretStreamCapture *self,
+           guint64              seen,
+           guint64              from,
+           const guint8        *data,
+           gsize                len)
+{
+  gsize skip;
+
+  if (seen + len <= from)
+    return;
+  skip = seen < from ? (gsize) (from - seen) : 0;
+  _terret_error_capture_append (self->errors, data + skip, len - skip);
+}
+
 void
 _terret_stream_capture_append (TerretStreamCapture *self,
                                const guint8        *data,
                                gsize                len)
 {
+  guint64 seen;
+
   g_return_if_fail (self != NULL);
 
+  seen = _terret_stream_capture_get_seen (self);
   if (self->head != NULL)
-    _terret_head_capture_append (self->head, data, len);
+    {
+      _terret_head_capture_append (self->head, data, len);
+      if (seen + len > self->limit)
+        {
+          if (!_terret_error_capture_is_started (self->errors))
+            _terret_error_capture_start (self->errors, self->limit);
+          scan_from (self, seen, self->limit, data, len);
+        }
+    }
   else if (self->tail != NULL)
-    _terret_tail_capture_append (self->tail, data, len);
+    {
+      _terret_tail_capture_append (self->tail, data, len);
+      _terret_error_capture_append (self->errors, data, len);
+    }
   else
-    _terret_head_tail_capture_append (self->head_tail, data, len);
+    {
+      gsize head_end, head;
+
+      _terret_head_tail_capture_append (self->head_tail, data, len);
+      if (_terret_error_capture_is_started (self->errors))
+        _terret_error_capture_append (self->errors, data, len);
+      else if (seen + len >= self->limit / 2)
+        {
+          /* The head is fixed now: the scan starts where the kept head
+           * ends, with what of the head a cut would omit. */
+          const guint8 *buf = _terret_head_tail_capture_peek_head (self->head_tail, &head_end, &head);
+
+          _terret_error_capture_start (self->errors, head_end);
+          _terret_error_capture_append (self->errors, buf + head_end, head - head_end);
+          scan_from (self, seen, head, data, len);
+        }
+    }
 }
 
 guint64
@@ -153,9 +216,55 @@ _terret_stream_capture_finish (TerretStreamCapture *self,
   else
     bytes = _terret_head_tail_capture_finish (self->head_tail, &count, &cut);
 
+  /* What the omitted bytes held: [cut, cut + count) of the stream. Their
+   * newlines are those scanned less those of the kept bytes past the
+   * cut (a head keeps none; the scan of a head begins at its limit, and
+   * the few bytes a partial head backs off hold no newline). */
+  if (count > 0 && _terret_error_capture_is_started (self->errors))
+    {
+      gsize len = 0;
+      const guint8 *data = g_bytes_get_data (bytes, &len);
+      guint64 kept_newlines = 0;
+
+      for (gsize i = MIN (cut, len); i < len; i++)
+        kept_newlines += data[i] == '\n';
+      self->omitted_lines = _terret_error_capture_get_newlines (self->errors) - kept_newlines;
+      self->omitted_texts = _terret_error_capture_finish (self->errors, cut + count,
+                                                          &self->omitted_offsets);
+    }
+
   if (dropped != NULL)
     *dropped = count;
   if (cut_offset != NULL)
     *cut_offset = cut;
   return bytes;
+}
+
+/*
+ * _terret_stream_capture_report_omitted:
+ * @self: a capture that finished
+ * @base: the stream offset of the capture's first byte (a poll's
+ *   stretch begins past the earlier ones')
+ *
+ * Tells @result what the bytes a cut finish omitted held: how many
+ * lines, and the first lines among them that look like errors.
+ */
+void
+_terret_stream_capture_report_omitted (TerretStreamCapture *self,
+                                       TerretResult        *result,
+                                       TerretStream         stream,
+                                       guint64              base)
+{
+  g_autoptr(GPtrArray) lines = NULL;
+
+  g_return_if_fail (self != NULL);
+
+  if (self->omitted_texts == NULL)
+    return;
+
+  lines = g_ptr_array_new_with_free_func ((GDestroyNotify) terret_output_line_unref);
+  for (guint i = 0; i < self->omitted_texts->len; i++)
+    g_ptr_array_add (lines, terret_output_line_new (base + g_array_index (self->omitted_offsets, guint64, i),
+                                                    g_ptr_array_index (self->omitted_texts, i)));
+  _terret_result_set_omitted_lines (result, stream, self->omitted_lines, lines);
 }

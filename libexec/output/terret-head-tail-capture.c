@@ -172,6 +172,43 @@ _terret_head_tail_capture_get_size (TerretHeadTailCapture *self)
   return (gsize)MIN (self->seen, (guint64)(self->head + self->ring));
 }
 
+/* Where the kept head ends, once the stream has passed it: after its last
+ * newline in its last quarter, else at a whole character. */
+static gsize
+head_end_of (TerretHeadTailCapture *self)
+{
+  gsize near = self->head / 4;
+
+  for (gsize pos = self->head; pos > self->head - near; pos--)
+    if (self->buf[pos - 1] == '\n')
+      return pos;
+  return _terret_utf8_whole_prefix (self->buf, self->head);
+}
+
+/*
+ * _terret_head_tail_capture_peek_head:
+ * @self: a capture that has seen at least its head (`limit / 2` bytes)
+ * @head_end: (out): where the head a finish keeps will end
+ * @head: (out): the head's length
+ *
+ * The head, fixed once the stream has passed it: its bytes from
+ * @head_end to @head are the first a cut would omit.
+ *
+ * Returns: (transfer none): the head's bytes
+ */
+const guint8 *
+_terret_head_tail_capture_peek_head (TerretHeadTailCapture *self,
+                                     gsize                 *head_end,
+                                     gsize                 *head)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (!self->spent && self->seen >= self->head, NULL);
+
+  *head_end = head_end_of (self);
+  *head = self->head;
+  return self->buf;
+}
+
 static void
 reverse_bytes (guint8 *data,
                gsize   len)
@@ -272,17 +309,7 @@ _terret_head_tail_capture_finish (TerretHeadTailCapture *self,
     }
   tail_len = slice_len - start;
 
-  /* The head ends after its last newline in its last quarter. */
-  near = self->head / 4;
-  head_end = 0;
-  for (gsize pos = self->head; pos > self->head - near; pos--)
-    if (self->buf[pos - 1] == '\n')
-      {
-        head_end = pos;
-        break;
-      }
-  if (head_end == 0)
-    head_end = _terret_utf8_whole_prefix (self->buf, self->head);
+  head_end = head_end_of (self);
 
   if (tail_len > 0)
     memmove (self->buf + head_end, slice + start, tail_len);

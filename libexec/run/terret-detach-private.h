@@ -48,7 +48,8 @@ void          _terret_detach_init            (TerretDetach            *detach,
                                               guint                    poll_timer);
 void          _terret_detach_clear           (TerretDetach            *detach);
 TerretResult *_terret_detach_begin           (TerretDetach            *detach,
-                                              double                   timeout,
+                                              TerretClock              clock,
+                                              double                   seconds,
                                               const char              *session_key,
                                               gboolean                 takes_input);
 void          _terret_detach_poll            (TerretDetach            *detach,

@@ -40,28 +40,40 @@ _terret_detach_clear (TerretDetach *detach)
 /*
  * _terret_detach_begin:
  *
- * The timeout detaches: returns the result the run's caller gets (the
- * output so far, timed out, running), and from here on the command's
- * output waits for polls.
+ * @clock detaches after @seconds: a return-after (or a timeout that
+ * detaches), or an idle timeout that returns. Returns the result the
+ * run's caller gets (the output so far, running; timed out, or stalled),
+ * and from here on the command's output waits for polls.
  */
 TerretResult *
 _terret_detach_begin (TerretDetach *detach,
-                      double        timeout,
+                      TerretClock   clock,
+                      double        seconds,
                       const char   *session_key,
                       gboolean      takes_input)
 {
-  g_autofree char *seconds = _terret_format_seconds (timeout);
+  g_autofree char *text = _terret_format_seconds (seconds);
   g_autofree char *notice = NULL;
   TerretResult *result;
 
   detach->detached = TRUE;
   result = detach->funcs->take_stretch (detach->run);
-  notice = g_strdup_printf ("Still running after %ss; the command goes on. Poll session “%s” for "
-                            "its further output and final status, %sor interrupt it; new runs in "
-                            "that session are refused until it ends.",
-                            seconds, session_key, takes_input ? "send it input, " : "");
+  if (clock == TERRET_CLOCK_IDLE)
+    notice = g_strdup_printf ("No output for %ss: the command may be waiting for input, and goes "
+                              "on. Poll session “%s” for its further output and final status, "
+                              "%sor interrupt it; new runs in that session are refused until it "
+                              "ends.", text, session_key, takes_input ? "send it input, " : "");
+  else
+    notice = g_strdup_printf ("Still running after %ss; the command goes on. Poll session “%s” for "
+                              "its further output and final status, %sor interrupt it; new runs in "
+                              "that session are refused until it ends.",
+                              text, session_key, takes_input ? "send it input, " : "");
   terret_result_add_notice (result, notice);
-  terret_result_set_timed_out (result, TRUE);
+  terret_result_set_clock (result, clock);
+  if (clock == TERRET_CLOCK_IDLE)
+    terret_result_set_stalled (result, TRUE);
+  else
+    terret_result_set_timed_out (result, TRUE);
 
   return result;
 }

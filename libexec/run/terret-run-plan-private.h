@@ -10,6 +10,7 @@
 #include "terret-request.h"
 #include "terret-result.h"
 #include "terret-spool-private.h"
+#include "terret-timers-private.h"
 
 G_BEGIN_DECLS
 
@@ -20,8 +21,14 @@ G_BEGIN_DECLS
 typedef struct
 {
   TerretSettings *settings;     /* (owned) everything else the run reads */
-  double timeout;               /* seconds, > 0: the request's, else the setting */
+  double timeout;               /* seconds, > 0: the request's, else the setting;
+                                 * a return-after is a timeout that detaches */
   TerretTimeoutAction timeout_action;
+  TerretClock timeout_clock;    /* what the timeout is called: timeout, or return-after */
+  double deadline;              /* seconds from the command's start; 0: none */
+  double idle_timeout;          /* seconds without output; 0: none */
+  TerretIdleAction idle_action;
+  gboolean may_detach;          /* a clock may hand the command back (return-after, idle return) */
   TerretCaptureMode capture;    /* the request's, else the setting; never _DEFAULT */
   gsize capture_limit;          /* bytes a capture holds: max-output, clamped */
   gboolean keep_full_output;    /* the request asks, or the setting says */
@@ -40,6 +47,13 @@ char                *_terret_run_plan_describe_dropped  (const TerretRunPlan  *p
                                                          gsize                 cut,
                                                          guint64               dropped,
                                                          guint64               seen);
+gboolean             _terret_run_plan_idle_check        (const TerretRunPlan  *plan,
+                                                         gint64                last_output,
+                                                         TerretTimers         *timers,
+                                                         guint                 which);
+void                 _terret_run_plan_note_clock        (const TerretRunPlan  *plan,
+                                                         TerretResult         *result,
+                                                         TerretClock           clock);
 TerretLimits         _terret_run_plan_note_limits       (const TerretRunPlan  *plan,
                                                          TerretResult         *result,
                                                          TerretLimits          hit,

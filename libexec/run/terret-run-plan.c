@@ -34,6 +34,21 @@ _terret_run_plan_new (TerretSettings *settings,
   plan->settings = _terret_settings_ref (settings);
   plan->timeout = timeout > 0 ? timeout : settings->timeout;
   plan->timeout_action = terret_request_get_timeout_action (request);
+  if (terret_request_get_return_after (request) > 0)
+    {
+      plan->timeout = terret_request_get_return_after (request);
+      plan->timeout_action = TERRET_TIMEOUT_ACTION_DETACH;
+    }
+  plan->timeout_clock = plan->timeout_action == TERRET_TIMEOUT_ACTION_DETACH ? TERRET_CLOCK_RETURN_AFTER
+                                                                             : TERRET_CLOCK_TIMEOUT;
+  plan->deadline = terret_request_get_deadline (request);
+  if (plan->deadline <= 0)
+    plan->deadline = settings->deadline;
+  plan->idle_timeout = terret_request_get_idle_timeout (request, &plan->idle_action);
+  if (plan->idle_timeout <= 0)
+    plan->idle_timeout = settings->idle_timeout;
+  plan->may_detach = plan->timeout_action == TERRET_TIMEOUT_ACTION_DETACH ||
+                     (plan->idle_timeout > 0 && plan->idle_action == TERRET_IDLE_ACTION_RETURN);
   plan->capture = capture != TERRET_CAPTURE_MODE_DEFAULT ? capture : settings->capture;
   /* Clamped so that a window plus its overshoot cannot overflow; memory
    * runs out long before. */
@@ -114,6 +129,67 @@ _terret_run_plan_describe_dropped (const TerretRunPlan *plan,
   return g_strdup_printf ("%s: kept the first %" G_GSIZE_FORMAT " and the last %" G_GSIZE_FORMAT
                           " bytes and dropped the %" G_GUINT64_FORMAT " between them.",
                           what, cut, kept - cut, dropped);
+}
+
+/*
+ * _terret_run_plan_idle_check:
+ *
+ * The idle timer in @which fired: whether the command printed nothing for
+ * the plan's idle timeout since @last_output (monotonic time). When it
+ * did print, the timer is armed again for the rest: output costs a
+ * stored time, never a timer moved per read.
+ */
+gboolean
+_terret_run_plan_idle_check (const TerretRunPlan *plan,
+                             gint64               last_output,
+                             TerretTimers        *timers,
+                             guint                which)
+{
+  gint64 due = last_output + _terret_seconds_to_usec (plan->idle_timeout);
+
+  if (g_get_monotonic_time () >= due)
+    return TRUE;
+  _terret_timers_arm (timers, which, due);
+  return FALSE;
+}
+
+/*
+ * _terret_run_plan_note_clock:
+ *
+ * A clock ended the command (the timeout, the deadline, the idle
+ * timeout): on @result, with a notice saying which and after how long.
+ */
+void
+_terret_run_plan_note_clock (const TerretRunPlan *plan,
+                             TerretResult        *result,
+                             TerretClock          clock)
+{
+  g_autofree char *seconds = NULL;
+  g_autofree char *notice = NULL;
+
+  switch (clock)
+    {
+    case TERRET_CLOCK_DEADLINE:
+      seconds = _terret_format_seconds (plan->deadline);
+      notice = g_strdup_printf ("Its deadline of %ss passed; the command was ended with "
+                                "everything it started.", seconds);
+      break;
+    case TERRET_CLOCK_IDLE:
+      seconds = _terret_format_seconds (plan->idle_timeout);
+      notice = g_strdup_printf ("It printed nothing for %ss (idle_timeout); the command was "
+                                "ended with everything it started.", seconds);
+      break;
+    case TERRET_CLOCK_TIMEOUT:
+    case TERRET_CLOCK_RETURN_AFTER:
+    case TERRET_CLOCK_NONE:
+    default:
+      break;
+    }
+
+  terret_result_set_clock (result, clock);
+  terret_result_set_timed_out (result, TRUE);
+  if (notice != NULL)
+    terret_result_add_notice (result, notice);
 }
 
 /* The limits a command's end shows it hit, by its wait status: SIGXCPU

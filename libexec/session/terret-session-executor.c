@@ -6,12 +6,15 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include "terret-common-settings-private.h"
 #include "terret-error.h"
 #include "terret-executor.h"
 #include "terret-launcher-private.h"
 #include "terret-sandbox-private.h"
 #include "terret-session-executor.h"
+#include "terret-shell-protocol-private.h"
 #include "terret-shell-session-private.h"
 
 /**
@@ -157,12 +160,16 @@ terret_session_executor_real_get_capabilities (TerretSessionExecutor *self)
   return (TERRET_CAPABILITY_RUNS_COMMANDS |
           TERRET_CAPABILITY_PERSISTENT_SESSIONS |
           TERRET_CAPABILITY_PROGRESS |
+          TERRET_CAPABILITY_REQUEST_CWD |
+          TERRET_CAPABILITY_REQUEST_ENV |
           TERRET_CAPABILITY_REPORTS_CWD |
           TERRET_CAPABILITY_SESSION_PID |
           TERRET_CAPABILITY_INPUT |
           TERRET_CAPABILITY_INTERRUPT |
           TERRET_CAPABILITY_POLL |
-          TERRET_CAPABILITY_DETACH);
+          TERRET_CAPABILITY_DETACH |
+          TERRET_CAPABILITY_CLOCKS |
+          TERRET_CAPABILITY_LIST);
 }
 
 /* The session of @key: an existing one when @create is FALSE (input,
@@ -293,6 +300,12 @@ terret_session_executor_run_async (TerretExecutor      *executor,
 
   g_task_set_source_tag (task, terret_session_executor_run_async);
 
+  if (!_terret_protocol_check_env (terret_request_get_env (request), &error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+
   session = get_session (self, terret_request_get_session (request), TRUE, &error);
   if (session == NULL)
     {
@@ -416,6 +429,58 @@ terret_session_executor_poll_async (TerretExecutor      *executor,
                                     g_steal_pointer (&task));
 }
 
+static int
+compare_infos (gconstpointer a,
+               gconstpointer b)
+{
+  return strcmp (terret_session_info_get_key (*(TerretSessionInfo **)a),
+                 terret_session_info_get_key (*(TerretSessionInfo **)b));
+}
+
+/* Every session of the table, described outside the lock. */
+static void
+terret_session_executor_list_async (TerretExecutor      *executor,
+                                    GCancellable        *cancellable,
+                                    GAsyncReadyCallback  callback,
+                                    gpointer             user_data)
+{
+  TerretSessionExecutor *self = TERRET_SESSION_EXECUTOR (executor);
+  TerretSessionExecutorPrivate *priv = terret_session_executor_get_instance_private (self);
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  g_autoptr(GPtrArray) sessions = g_ptr_array_new_with_free_func (g_object_unref);
+  GPtrArray *infos = g_ptr_array_new_with_free_func (g_object_unref);
+  /* A subclass without session pids has none that name a process here. */
+  gboolean named_pids = (terret_session_executor_get_capabilities (executor) &
+                         TERRET_CAPABILITY_SESSION_PID) != 0;
+  GHashTableIter iter;
+  gpointer value;
+
+  g_task_set_source_tag (task, terret_session_executor_list_async);
+
+  g_mutex_lock (&priv->mutex);
+  g_hash_table_iter_init (&iter, priv->sessions);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    g_ptr_array_add (sessions, g_object_ref (value));
+  g_mutex_unlock (&priv->mutex);
+
+  for (guint i = 0; i < sessions->len; i++)
+    g_ptr_array_add (infos, _terret_shell_session_describe (g_ptr_array_index (sessions, i),
+                                                            named_pids));
+  g_ptr_array_sort (infos, compare_infos);
+
+  g_task_return_pointer (task, infos, (GDestroyNotify)g_ptr_array_unref);
+}
+
+static GPtrArray *
+terret_session_executor_list_finish (TerretExecutor  *executor,
+                                     GAsyncResult    *result,
+                                     GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, executor), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
 static TerretResult *
 terret_session_executor_poll_finish (TerretExecutor  *executor,
                                      GAsyncResult    *result,
@@ -457,6 +522,8 @@ executor_iface_init (TerretExecutorInterface *iface)
   iface->interrupt = terret_session_executor_interrupt;
   iface->poll_async = terret_session_executor_poll_async;
   iface->poll_finish = terret_session_executor_poll_finish;
+  iface->list_async = terret_session_executor_list_async;
+  iface->list_finish = terret_session_executor_list_finish;
 }
 
 /* --- GInitable -------------------------------------------------------- */

@@ -18,6 +18,8 @@
 #define STATUS_MAX_DIGITS 3
 #define EXCHANGE_MAX_DIGITS 20
 #define FLAGS_MAX 32
+/* bash keeps a status per command of a pipeline: room for thousands. */
+#define PIPESTATUS_MAX (16 * 1024)
 
 /* A cwd longer than this after a key is taken for output rather than held
  * back forever. */
@@ -123,6 +125,29 @@ parse_letters (const guint8 *data,
   return TRUE;
 }
 
+/* Statuses separated by single spaces up to @terminator (none when no
+ * pipeline ran); @end is where the terminator was. */
+static gboolean
+parse_statuses (const guint8 *data,
+                gsize         len,
+                gsize        *i,
+                char          terminator,
+                gsize        *end)
+{
+  gsize start = *i;
+
+  while (*i < len && (g_ascii_isdigit (data[*i]) || data[*i] == ' '))
+    {
+      if (*i - start >= PIPESTATUS_MAX)
+        return FALSE;
+      (*i)++;
+    }
+  if (*i == len || data[*i] != terminator)
+    return FALSE;
+  *end = (*i)++;
+  return TRUE;
+}
+
 /* After the closing lead: a newline, or CR-LF when output processing
  * was on (then the marker is mangled). */
 static TerretMarkerParse
@@ -155,7 +180,7 @@ parse_end (const guint8 *data,
  *
  * @data begins where _terret_protocol_scan() found something. Parses a
  * marker: the lead, exchange digits, ':', status digits, ':', `$-`, ':',
- * flag letters, ';', the cwd, the lead again, a newline; or the lead, `C` (PS2: bash asks for more of a command), the
+ * flag letters, ':', statuses and spaces, ';', the cwd, the lead again, a newline; or the lead, `C` (PS2: bash asks for more of a command), the
  * lead and a newline; or the lead,
  * `R`, the lead and a newline a replacing shell prints; or PS1 as it
  * stands. Anything else is not a marker. A marker whose newline came as
@@ -174,6 +199,7 @@ _terret_protocol_parse_marker (const TerretProtocolKey *key,
   gboolean mangled = FALSE;
   guint64 exchange, status;
   gsize options_start = 0, options_end = 0, flags_start, flags_end = 0, marker_end = 0;
+  gsize statuses_start, statuses_end = 0;
   TerretMarkerParse parse;
   const guint8 *end;
 
@@ -212,9 +238,11 @@ _terret_protocol_parse_marker (const TerretProtocolKey *key,
   options_start = i;
 
   if (!parse_letters (data, len, &i, ':', &options_end) ||
-      !parse_letters (data, len, &i, ';', &flags_end))
+      !parse_letters (data, len, &i, ':', &flags_end) ||
+      !parse_statuses (data, len, &i, ';', &statuses_end))
     return i == len ? TERRET_MARKER_INCOMPLETE : TERRET_MARKER_INVALID;
   flags_start = options_end + 1;
+  statuses_start = flags_end + 1;
 
   end = memmem (data + i, len - i, key->lead, TERRET_PROTOCOL_LEAD_LEN);
   if (end == NULL)
@@ -231,6 +259,7 @@ _terret_protocol_parse_marker (const TerretProtocolKey *key,
   marker->status = (int)status;
   marker->options = g_strndup ((const char *)data + options_start, options_end - options_start);
   marker->flags = g_strndup ((const char *)data + flags_start, flags_end - flags_start);
+  marker->pipestatus = g_strndup ((const char *)data + statuses_start, statuses_end - statuses_start);
   marker->cwd = g_strndup ((const char *)data + i, end - (data + i));
   marker->len = marker_end;
   return TERRET_MARKER_FOUND;
@@ -241,6 +270,7 @@ _terret_marker_clear (TerretMarker *marker)
 {
   g_clear_pointer (&marker->options, g_free);
   g_clear_pointer (&marker->flags, g_free);
+  g_clear_pointer (&marker->pipestatus, g_free);
   g_clear_pointer (&marker->cwd, g_free);
 }
 

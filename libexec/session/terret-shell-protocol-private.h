@@ -14,9 +14,10 @@ G_BEGIN_DECLS
 #define TERRET_PROTOCOL_LEAD_BYTE 0x1e
 
 /* The marker's fields after the key, as PS1 expands them: the exchange
- * whose harness ran last, its status, `$-`, the flags, the cwd. */
+ * whose harness ran last, its status, `$-`, the flags, the statuses of
+ * the command's last pipeline (`PIPESTATUS`, space-separated), the cwd. */
 #define TERRET_PROTOCOL_MARKER_FIELDS \
-  "${__terret_k}:${__terret_s}:$-:${__terret_f}${__terret_d:+D};${PWD-}"
+  "${__terret_k}:${__terret_s}:$-:${__terret_f}${__terret_d:+D}:${__terret_p};${PWD-}"
 
 /* The key that marks a shell's prompts: decimal digits (about 133 random
  * bits), which no output processing a command can turn on rewrites
@@ -64,6 +65,7 @@ typedef struct
   int status;
   char *options;                /* (owned) the shell's `$-` */
   char *flags;                  /* (owned) what the harness found or undid */
+  char *pipestatus;             /* (owned) `PIPESTATUS` as the harness saved it */
   char *cwd;                    /* (owned) */
   gsize len;                    /* bytes of the marker */
 } TerretMarker;
@@ -91,7 +93,11 @@ TerretCarry        _terret_protocol_choose_carry (const char               *comm
 gboolean           _terret_protocol_needs_care   (const char               *command);
 gboolean           _terret_protocol_may_persist  (const char               *command);
 gboolean           _terret_protocol_may_exec     (const char               *command);
+gboolean           _terret_protocol_check_env    (const char * const       *env,
+                                                  GError                  **error);
 GByteArray        *_terret_protocol_request      (const char               *command,
+                                                  const char               *cwd,
+                                                  const char * const       *env,
                                                   guint64                   exchange,
                                                   TerretCarry               carry,
                                                   gboolean                  careful,
@@ -122,6 +128,10 @@ const char        *_terret_protocol_unusable     (const char               *flag
  * expand), and aliases cannot carry commands. */
 #define TERRET_FLAG_NOT_RUN "U"
 #define TERRET_FLAG_NO_ALIAS 'A'
+
+/* Marker flag: the request's own working directory could not be entered,
+ * and nothing of the request ran. */
+#define TERRET_FLAG_NO_CWD 'W'
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (TerretMarker, _terret_marker_clear)
 

@@ -65,10 +65,18 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "terret-error.h"
 #include "terret-shell-protocol-private.h"
 
-/* The fast path's harness, after the command: the status, the command's
- * `$_` (put back before the next command), then the probe: `:` sets `$_`,
+/* The statuses of the command's last pipeline, saved in the harness's
+ * first statement with its `$?`, before anything else runs: in an
+ * assignment `[@]` joins them with spaces whatever IFS holds. */
+#define PIPESTATUS_SAVE "__terret_p=${PIPESTATUS[@]}"
+
+/* The fast path's harness, after the command: the status and the
+ * statuses of its last pipeline, the command's `$_` (put back before the
+ * next command), then the way out of a request's own cwd and variables
+ * (%3$s: context_steps()), then the probe: `:` sets `$_`,
  * and what the next statement finds there is its argument unless a DEBUG
  * handler ran in between; no flags left from a careful step; the
  * command's alias removed, so that no request can ever run an earlier
@@ -81,13 +89,14 @@
  * under `ulimit -n` to save stdout in) says so (flag r): the status is
  * lost, and bash has closed stdout on its way out. */
 static const char fast_step[] =
-  "{ __terret_s=$? __terret_u=$_;\\builtin : p;__terret_d=${_#p};%2$s__terret_f= "
+  "{ __terret_s=$? " PIPESTATUS_SAVE " __terret_u=$_;%3$s\\builtin : p;__terret_d=${_#p};%2$s__terret_f= "
   "__terret_k=%1$" G_GUINT64_FORMAT " PS1=$__terret_ps1;} >&- 2>&-"
   "||__terret_k=%1$" G_GUINT64_FORMAT " __terret_f=r";
 
-/* The careful path's harness: the same saved, PS1 put back first when
- * nothing stops it (so that whatever cuts the harness short still ends
- * at a marker, a stale one), __terret_N, and the exchange's number last.
+/* The careful path's harness: the same saved and the same way out (%5$s),
+ * PS1 put back first when nothing stops it (so that whatever cuts the
+ * harness short still ends at a marker, a stale one), __terret_N, and
+ * the exchange's number last.
  * When PS1 could not be made the marker (flag P), the harness prints the
  * marker itself, on the terminal. Besides stdout and stderr the group
  * closes the descriptor BASH_XTRACEFD names (its number taken as the
@@ -97,7 +106,7 @@ static const char fast_step[] =
  * are set through it. Then the descriptors the prompt needs, checked in
  * the open, by which time nothing traces them. */
 static const char careful_step[] =
-  "{ __terret_s=%2$s%3$s;\\builtin unalias __terret_c;"
+  "{ __terret_s=%2$s%3$s;%5$s\\builtin unalias __terret_c;"
   "[[ -n ${PS1+${PS1@a}} ]]||PS1=$__terret_ps1;\\__terret_N||__terret_f+=M;%4$s"
   "__terret_k=%1$" G_GUINT64_FORMAT ";"
   "[[ $__terret_f != *P* ]]||\\builtin printf %%s \"${__terret_ps1@P}\" >&$__terret_in;}"
@@ -147,7 +156,7 @@ static const char eval_request[] = "\\builtin eval $'%1$s'\n";
 #define TTY_MODES \
   "-echo -opost -icanon -ixon -ixoff -istrip -inlcr -igncr -icrnl isig intr ^C min 1 time 0"
 static const char remote_modes[] =
-  "\\command -p stty " TTY_MODES " 2>/dev/null;PS1='\\036%1$s0:0:i:;\\036%1$s'$'\\n'\n";
+  "\\command -p stty " TTY_MODES " 2>/dev/null;PS1='\\036%1$s0:0:i::;\\036%1$s'$'\\n'\n";
 
 /* Set up once per shell.
  *
@@ -215,7 +224,7 @@ static const char remote_modes[] =
   "[[ :$BASHOPTS: == *:promptvars:* ]]||{ \\builtin shopt -s promptvars;__terret_f+=p;};" \
   "for __terret_w in '{' '}' '[[' ']]' if then else elif fi '!';do " \
   "[[ -z ${BASH_ALIASES[$__terret_w]+a} ]]||{ \\builtin unalias \"$__terret_w\";__terret_f+=a;};done;" \
-  "[[ ${__terret_a@a}${__terret_i@a}${__terret_k@a}${__terret_s@a} != *r* ]]||" \
+  "[[ ${__terret_a@a}${__terret_i@a}${__terret_k@a}${__terret_s@a}${__terret_p@a} != *r* ]]||" \
   "__terret_f+=R;" \
   "if [[ ${BASH_ALIASES@a} != A||:$BASHOPTS: != *:expand_aliases:* ]];then __terret_f+=A;" \
   "else BASH_ALIASES[__terret_y]=:;\\builtin unalias __terret_y||__terret_f+=A;fi;" \
@@ -249,7 +258,7 @@ static const char remote_modes[] =
 static const char handshake_script[] =
   "\\builtin set +m +H +o history;\\builtin history -c;\\builtin unset HISTFILE PROMPT_COMMAND;"
   "[[ -n ${__terret_in-} ]]||\\exec {__terret_in}<&0;PS0=;"
-  "__terret_k=0 __terret_s=0 __terret_u= __terret_r= __terret_rf= __terret_d= __terret_f= __terret_z= __terret_q= "
+  "__terret_k=0 __terret_s=0 __terret_p= __terret_u= __terret_r= __terret_rf= __terret_d= __terret_f= __terret_z= __terret_q= "
   "__terret_i=2 __terret_a=0 __terret_b= __terret_e= __terret_g= __terret_xf= __terret_o= __terret_w= __terret_pa= "
   "__terret_pca= __terret_xa= __terret_xe= __terret_xs= __terret_xp=;__terret_x=('') __terret_pc=();"
   "((BASH_VERSINFO[0]*100+BASH_VERSINFO[1]>=501))&&__terret_pa=1;"
@@ -346,10 +355,11 @@ static char *
 careful_harness (guint64     exchange,
                  const char *status,
                  const char *last_arg,
+                 const char *epilogue,
                  gboolean    remote)
 {
   return g_strdup_printf (careful_step, exchange, status, last_arg,
-                          remote ? "\\__terret_tty;" : "");
+                          remote ? "\\__terret_tty;" : "", epilogue);
 }
 
 /*
@@ -559,6 +569,130 @@ ends_in_continuation (const char *command)
   return backslashes % 2 == 1;
 }
 
+/* @text as one single-quoted word: `'` as `'\''`. */
+static void
+append_single_quoted (GString    *out,
+                      const char *text)
+{
+  g_string_append_c (out, '\'');
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      if (*p == '\'')
+        g_string_append (out, "'\\''");
+      else
+        g_string_append_c (out, *p);
+    }
+  g_string_append_c (out, '\'');
+}
+
+static gboolean
+is_name (const char *name,
+         gsize       len)
+{
+  if (len == 0 || !(g_ascii_isalpha (name[0]) || name[0] == '_'))
+    return FALSE;
+  for (gsize i = 1; i < len; i++)
+    if (!(g_ascii_isalnum (name[i]) || name[i] == '_'))
+      return FALSE;
+  return TRUE;
+}
+
+/*
+ * _terret_protocol_check_env:
+ *
+ * Whether every `NAME=VALUE` of a request's @env can be set in a session:
+ * the names go into the request's text, so only a shell variable's name
+ * is taken, never one of the session's own (`__terret_...`).
+ */
+gboolean
+_terret_protocol_check_env (const char * const  *env,
+                            GError             **error)
+{
+  for (guint i = 0; env != NULL && env[i] != NULL; i++)
+    {
+      const char *eq = strchr (env[i], '=');
+
+      if (eq == NULL || !is_name (env[i], eq - env[i]))
+        {
+          g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                       "env: “%s” is not NAME=VALUE with a shell variable's name", env[i]);
+          return FALSE;
+        }
+      if (g_str_has_prefix (env[i], "__terret"))
+        {
+          g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                       "env: “%.*s” is a name the session keeps for itself", (int)(eq - env[i]), env[i]);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* A request's own cwd and environment, around its command. Before the
+ * restore step (so no DEBUG trap or trace the command set sees them): the
+ * session's cwd and each variable as it was (value, and whether it was
+ * set and exported), then `cd` and `export`. The cd is an if's condition,
+ * so a directory that cannot be entered runs nothing of the request (no
+ * restore step either: what the last harness set aside stays aside) and
+ * the else branch ends the exchange with flag W. After the command, in
+ * the harness, once its status is saved: each variable put back, then
+ * the session's cwd and OLDPWD; `||:`, so `set -e` cannot end the shell
+ * on a cwd a command removed, and through `printf -v`, whose failure on
+ * a variable the command made read-only is a builtin's status, where an
+ * assignment's would abandon the rest of the line, harness and all. */
+static void
+context_steps (const char          *cwd,
+               const char * const  *env,
+               guint64              exchange,
+               const char          *unalias,
+               GString             *prologue,
+               GString             *epilogue,
+               GString             *refused)
+{
+  if (cwd != NULL)
+    {
+      g_autoptr(GString) dir = g_string_new (NULL);
+
+      /* `./`: a relative directory is the session's, never one CDPATH finds. */
+      if (cwd[0] != '/')
+        {
+          g_autofree char *relative = g_strconcat ("./", cwd, NULL);
+
+          append_single_quoted (dir, relative);
+        }
+      else
+        append_single_quoted (dir, cwd);
+      /* Whether the shell got there, not cd's status alone: a cd that
+       * moved but could not set an OLDPWD the session made read-only
+       * fails too. */
+      g_string_append_printf (prologue, "__terret_pw=${PWD-} __terret_ow=${OLDPWD-} __terret_os=${OLDPWD+s};"
+                              "if \\builtin cd -- %s >&- 2>&-||[[ . -ef %s%s ]];then ",
+                              dir->str, cwd[0] != '/' ? "$__terret_pw/" : "", dir->str);
+      g_string_append_printf (refused, "\nelse __terret_k=%" G_GUINT64_FORMAT " __terret_f+=W "
+                              "PS1=$__terret_ps1;%s\nfi", exchange, unalias);
+    }
+
+  for (guint i = 0; env != NULL && env[i] != NULL; i++)
+    {
+      const char *eq = strchr (env[i], '=');
+      g_autofree char *name = g_strndup (env[i], eq - env[i]);
+
+      g_string_append_printf (prologue, "__terret_ev[%u]=${%s-} __terret_ea[%u]=${%s+s${%s@a}};"
+                              "\\builtin export %s=", i, name, i, name, name, name);
+      append_single_quoted (prologue, eq + 1);
+      g_string_append_c (prologue, ';');
+      g_string_append_printf (epilogue, "\\builtin unset -v %s||\\builtin :;"
+                              "[[ -z ${__terret_ea[%u]} ]]||{ \\builtin printf -v %s %%s \"${__terret_ev[%u]}\";"
+                              "[[ ${__terret_ea[%u]} != *x* ]]||\\builtin export %s;};",
+                              name, i, name, i, i, name);
+    }
+
+  if (cwd != NULL)
+    g_string_append (epilogue, "\\builtin cd -- \"$__terret_pw\"||\\builtin :;"
+                               "if [[ -n $__terret_os ]];then \\builtin printf -v OLDPWD %s \"$__terret_ow\";"
+                               "else \\builtin unset -v OLDPWD;fi;");
+}
+
 /*
  * _terret_protocol_request:
  *
@@ -568,40 +702,52 @@ ends_in_continuation (const char *command)
  * one group with the harness after it, so bash parses both before running
  * either, and the group's status is the harness's: an ERR trap fires once
  * for a failing command. The restore step shares the command's first
- * line, so the command's line numbers are its own.
+ * line, so the command's line numbers are its own. With @cwd or @env
+ * (checked: _terret_protocol_check_env()), the command runs there and
+ * with those variables, and the session's cwd and variables are put back
+ * after it (see context_steps()).
  */
 GByteArray *
-_terret_protocol_request (const char  *command,
-                          guint64      exchange,
-                          TerretCarry  carry,
-                          gboolean     careful,
-                          gboolean     announce,
-                          gboolean     remote)
+_terret_protocol_request (const char         *command,
+                          const char         *cwd,
+                          const char * const *env,
+                          guint64             exchange,
+                          TerretCarry         carry,
+                          gboolean            careful,
+                          gboolean            announce,
+                          gboolean            remote)
 {
   g_autofree char *restore = NULL;
   g_autofree char *step = NULL;
   g_autofree char *line = NULL;
   g_autoptr(GByteArray) group = g_byte_array_sized_new (strlen (command) + 512);
   g_autoptr(GByteArray) quoted = g_byte_array_sized_new (strlen (command) + 512);
+  g_autoptr(GString) prologue = g_string_new (NULL);
+  g_autoptr(GString) epilogue = g_string_new (NULL);
+  g_autoptr(GString) refused = g_string_new (NULL);
   GByteArray *out = g_byte_array_sized_new (strlen (command) + 1024);
   const char *unalias = carry == TERRET_CARRY_ALIAS ? "\\builtin unalias __terret_c;" : "";
+
+  context_steps (cwd, env, exchange, unalias, prologue, epilogue, refused);
 
   if (careful)
     {
       restore = g_strdup_printf (careful_restore, exchange, announce ? "\\__terret_X;" : "");
-      step = careful_harness (exchange, "$?", " __terret_u=$_", remote);
+      step = careful_harness (exchange, "$? " PIPESTATUS_SAVE, " __terret_u=$_", epilogue->str, remote);
     }
   else
     {
       restore = g_strdup_printf (fast_restore, exchange);
-      step = g_strdup_printf (fast_step, exchange, unalias);
+      step = g_strdup_printf (fast_step, exchange, unalias, epilogue->str);
     }
 
   append (group, "{ ");
+  append (group, prologue->str);
   append (group, restore);
   append (group, command);
   append (group, ends_in_continuation (command) ? "\n\n" : "\n");
   append (group, step);
+  append (group, refused->str);
   append (group, "\n}");
   g_byte_array_append (group, (const guint8 *)"", 1);
   append_quoted (quoted, (const char *)group->data);
@@ -634,12 +780,13 @@ _terret_protocol_recovery (guint64  exchange,
                            gboolean remote)
 {
   g_autofree char *head = NULL;
-  g_autofree char *step = careful_harness (exchange, "$__terret_ps", "", remote);
+  g_autofree char *step = careful_harness (exchange, "$__terret_ps", "", "", remote);
   GByteArray *out = g_byte_array_sized_new (1024);
 
   head = g_strdup_printf ("__terret_ps=$((__terret_k==%1$" G_GUINT64_FORMAT "?__terret_s:$?)) "
-                          "__terret_pu=$_;[[ $__terret_k == %1$" G_GUINT64_FORMAT " ]]||"
-                          "__terret_u=$__terret_pu;__terret_b=;"
+                          "__terret_pq=${PIPESTATUS[@]} __terret_pu=$_;"
+                          "[[ $__terret_k == %1$" G_GUINT64_FORMAT " ]]||"
+                          "__terret_u=$__terret_pu __terret_p=$__terret_pq;__terret_b=;"
                           "\\builtin printf -v __terret_b x;\\builtin eval __terret_b+=y;", abandoned);
   append (out, head);
   append (out, step);

@@ -71,7 +71,7 @@ _terret_shell_run_feed (TerretShellRun *run,
            * them: the start of one still arriving waits here for its end.
            * Bytes never completed are released at the marker, or when the
            * run ends, as they were written. */
-          if (run->plan->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
+          if (run->plan->may_detach)
             start = _terret_utf8_whole_prefix (run->hold->data, start);
           run_confirm (run, start);
           return FALSE;
@@ -168,6 +168,8 @@ run_build_result (TerretShellRun *run,
     {
       terret_result_set_dropped (result, TERRET_STREAM_STDOUT, dropped, cut);
       terret_result_set_omitted_at (result, TERRET_STREAM_STDOUT, run->stretch_start + cut);
+      _terret_stream_capture_report_omitted (run->capture, result, TERRET_STREAM_STDOUT,
+                                             run->stretch_start);
     }
   if (run->spool != NULL)
     {

@@ -33,6 +33,8 @@ struct _TerretShellRun
   GTask *task;                  /* (owned) (nullable) once detached */
   TerretRequest *request;       /* (owned) */
   TerretRunPlan *plan;          /* (owned) */
+  gint64 started;               /* wall-clock time of the run's start, for a list */
+  gint64 last_output;           /* monotonic time of the command's last byte, or its start */
   GCancellable *cancellable;    /* (owned) (nullable) */
   GSource *cancel_source;       /* (owned) (nullable) */
   GSource *write_source;        /* (owned) (nullable) while the terminal is full */
@@ -67,6 +69,7 @@ struct _TerretShellRun
   guint resent : 1;             /* the command was sent again once, not having run */
   guint left_open : 1;          /* bash asked for more of the command: it goes into an eval */
   guint take_back : 1;          /* the reader owes bash the ^C that takes it back */
+  guint clocks_armed : 1;       /* the deadline and idle timeout run from the command's start */
 };
 
 /* terret-shell-run.c */

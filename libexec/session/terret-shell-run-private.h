@@ -70,6 +70,8 @@ enum
   TERRET_SHELL_TIMER_EXIT_GRACE,      /* the shell ended: the last output's grace */
   TERRET_SHELL_TIMER_ESCALATE,        /* an interrupt's grace */
   TERRET_SHELL_TIMER_POLL,            /* a poll's wait */
+  TERRET_SHELL_TIMER_HARD,            /* the request's deadline, detached or not */
+  TERRET_SHELL_TIMER_IDLE,            /* the request's idle timeout */
 };
 
 TerretShellRun *_terret_shell_run_new         (const TerretShellRunHost *host,
@@ -82,6 +84,10 @@ void            _terret_shell_run_add_notice  (TerretShellRun           *run,
                                                const char               *notice);
 void            _terret_shell_run_begin       (TerretShellRun           *run);
 gboolean        _terret_shell_run_is_detached (TerretShellRun           *run);
+void            _terret_shell_run_describe    (TerretShellRun           *run,
+                                               const char              **command,
+                                               gint64                   *started,
+                                               guint64                  *output_bytes);
 void            _terret_shell_run_poll        (TerretShellRun           *run,
                                                GTask                    *task,
                                                double                    wait,

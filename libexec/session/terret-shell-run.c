@@ -92,12 +92,35 @@ _terret_shell_run_new (const TerretShellRunHost *host,
   run->plan = plan;
   run->cancellable = cancellable != NULL ? g_object_ref (cancellable) : NULL;
   run->handshake_timeout = plan->settings->handshake_timeout;
+  run->started = g_get_real_time ();
   run->notices = g_string_new (NULL);
   run->out = g_byte_array_new ();
   run->hold = g_byte_array_new ();
   run->status = -1;
   _terret_detach_init (&run->detach, &detach_funcs, run, host->timers, TERRET_SHELL_TIMER_POLL);
   return run;
+}
+
+/*
+ * _terret_shell_run_describe:
+ *
+ * For a list: the run's command, its start (wall clock, microseconds)
+ * and the bytes of output it carried so far, read while the run goes on,
+ * on the thread that runs it (as input, interrupts and polls are).
+ */
+void
+_terret_shell_run_describe (TerretShellRun  *run,
+                            const char     **command,
+                            gint64          *started,
+                            guint64         *output_bytes)
+{
+  TerretStreamCapture *capture = run->command_capture != NULL ? run->command_capture : run->capture;
+
+  *command = terret_request_get_command (run->request);
+  *started = run->started;
+  *output_bytes = run->stretch_start;
+  if (run->kind == EXCHANGE_COMMAND && capture != NULL)
+    *output_bytes += _terret_stream_capture_get_seen (capture);
 }
 
 /* Puts the session's sources, and the run's, on @context. */
@@ -177,6 +200,8 @@ run_read_once (TerretShellRun *run,
       return FALSE;
     }
 
+  if (run->plan->idle_timeout > 0 && run->kind == EXCHANGE_COMMAND)
+    run->last_output = g_get_monotonic_time ();
   found = _terret_shell_run_feed (run, run->host.read_buffer, n);
   if (run->take_back)
     {
@@ -329,6 +354,20 @@ _terret_shell_run_interrupt (TerretShellRun *run)
 
 /* --- Deadlines and cancellation ------------------------------------------ */
 
+/* The run hands its command back to its caller as @clock says; the
+ * command goes on for polls. */
+static void
+run_detach (TerretShellRun *run,
+            TerretClock     clock,
+            double          seconds)
+{
+  g_autoptr(GTask) task = g_steal_pointer (&run->task);
+
+  _terret_clear_source (&run->cancel_source);
+  g_task_return_pointer (task, _terret_detach_begin (&run->detach, clock, seconds, run->host.key, TRUE),
+                         g_object_unref);
+}
+
 static void
 run_on_deadline (TerretShellRun *run)
 {
@@ -357,11 +396,7 @@ run_on_deadline (TerretShellRun *run)
 
   if (run->plan->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
     {
-      g_autoptr(GTask) task = g_steal_pointer (&run->task);
-
-      _terret_clear_source (&run->cancel_source);
-      result = _terret_detach_begin (&run->detach, run->plan->timeout, run->host.key, TRUE);
-      g_task_return_pointer (task, result, g_object_unref);
+      run_detach (run, run->plan->timeout_clock, run->plan->timeout);
       return;
     }
 
@@ -378,7 +413,44 @@ run_on_deadline (TerretShellRun *run)
                             "session killed, so the next run starts a fresh session.", seconds);
   terret_result_add_notice (result, notice);
   terret_result_set_timed_out (result, TRUE);
+  terret_result_set_clock (result, TERRET_CLOCK_TIMEOUT);
   _terret_shell_run_return (run, result, NULL);
+}
+
+/* The deadline or the idle timeout ends the command, whether its run
+ * still waits for it or handed it back: as a timeout does, the shell
+ * goes with it, and the outcome goes to whoever waits (the run, a poll)
+ * or is parked for the next poll. */
+static void
+run_end_by_clock (TerretShellRun *run,
+                  TerretClock     clock)
+{
+  TerretResult *result;
+
+  run_send_interrupt_now (run);
+  _terret_shell_run_kill_shell (run);
+
+  result = _terret_shell_run_partial_result (run);
+  _terret_run_plan_note_clock (run->plan, result, clock);
+  terret_result_add_notice (result, "The shell session was killed with it, so the next run "
+                                    "starts a fresh session.");
+  _terret_shell_run_return (run, result, NULL);
+}
+
+static void
+run_on_idle (TerretShellRun *run)
+{
+  if (!_terret_run_plan_idle_check (run->plan, run->last_output, run->host.timers,
+                                    TERRET_SHELL_TIMER_IDLE))
+    return;
+  if (run->plan->idle_action == TERRET_IDLE_ACTION_KILL)
+    run_end_by_clock (run, TERRET_CLOCK_IDLE);
+  /* Handed back once; a command already handed back goes on. */
+  else if (run->task != NULL)
+    {
+      _terret_timers_disarm (run->host.timers, TERRET_SHELL_TIMER_DEADLINE);
+      run_detach (run, TERRET_CLOCK_IDLE, run->plan->idle_timeout);
+    }
 }
 
 /* The session's timers, while this run is the session's. */
@@ -400,6 +472,12 @@ _terret_shell_run_on_timer (TerretShellRun *run,
        * ends as one whose shell ended, and says why. */
       run->escalated = TRUE;
       _terret_shell_run_ended (run);
+      break;
+    case TERRET_SHELL_TIMER_HARD:
+      run_end_by_clock (run, TERRET_CLOCK_DEADLINE);
+      break;
+    case TERRET_SHELL_TIMER_IDLE:
+      run_on_idle (run);
       break;
     case TERRET_SHELL_TIMER_POLL:
     default:
@@ -525,6 +603,8 @@ _terret_shell_run_start (TerretShellRun *run,
       gboolean careful;
 
       line = _terret_shell_state_request (run->host.state, terret_request_get_command (run->request),
+                                          terret_request_get_cwd (run->request),
+                                          terret_request_get_env (run->request),
                                           remote, run->left_open, &careful, &run->expected);
       run->careful = careful;
       timeout = run->plan->timeout;
@@ -562,6 +642,19 @@ _terret_shell_run_start (TerretShellRun *run,
   _terret_timers_disarm (run->host.timers, TERRET_SHELL_TIMER_DEADLINE);
   if (timeout > 0)
     _terret_timers_arm_in (run->host.timers, TERRET_SHELL_TIMER_DEADLINE, timeout);
+
+  /* From the command's first exchange, across a resend or a recovery. */
+  if (kind == EXCHANGE_COMMAND && !run->clocks_armed)
+    {
+      run->clocks_armed = TRUE;
+      if (run->plan->deadline > 0)
+        _terret_timers_arm_in (run->host.timers, TERRET_SHELL_TIMER_HARD, run->plan->deadline);
+      if (run->plan->idle_timeout > 0)
+        {
+          run->last_output = g_get_monotonic_time ();
+          _terret_timers_arm_in (run->host.timers, TERRET_SHELL_TIMER_IDLE, run->plan->idle_timeout);
+        }
+    }
 
   if (kind == EXCHANGE_COMMAND && run->interrupt_requested)
     {
@@ -732,6 +825,28 @@ run_complete_replaced (TerretShellRun *run)
   _terret_shell_run_return (run, result, NULL);
 }
 
+/* The statuses the harness saved, "0 1 0". */
+static void
+set_pipestatus (TerretResult *result,
+                const char   *saved)
+{
+  g_autoptr(GArray) statuses = g_array_new (FALSE, FALSE, sizeof (int));
+  g_auto(GStrv) words = NULL;
+
+  if (saved == NULL || saved[0] == '\0')
+    return;
+  words = g_strsplit (saved, " ", -1);
+  for (guint i = 0; words[i] != NULL; i++)
+    {
+      guint64 value;
+
+      if (!g_ascii_string_to_unsigned (words[i], 10, 0, 255, &value, NULL))
+        return;
+      g_array_append_vals (statuses, &(int){ (int)value }, 1);
+    }
+  terret_result_set_pipestatus (result, (const int *)(gpointer)statuses->data, statuses->len);
+}
+
 static void
 run_complete_command (TerretShellRun *run)
 {
@@ -796,6 +911,19 @@ run_complete_command (TerretShellRun *run)
       run->capture = g_steal_pointer (&run->command_capture);
     }
 
+  /* The request's own cwd could not be entered: nothing of it ran. */
+  if (!run->recovering && strchr (run->marker.flags, TERRET_FLAG_NO_CWD) != NULL)
+    {
+      GError *error = g_error_new (TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                                   "The working directory “%s” does not exist or cannot be "
+                                   "entered in session “%s”; nothing ran",
+                                   terret_request_get_cwd (run->request), run->host.key);
+
+      _terret_shell_state_take_marker (run->host.state, &run->marker, run->careful);
+      _terret_shell_run_return (run, NULL, error);
+      return;
+    }
+
   flags_notice = _terret_protocol_describe_flags (run->marker.flags);
   _terret_shell_run_add_notice (run, flags_notice);
   _terret_shell_state_take_marker (run->host.state, &run->marker, run->careful);
@@ -804,6 +932,7 @@ run_complete_command (TerretShellRun *run)
   result = _terret_shell_run_finish_capture (run);
   terret_result_set_exit_status (result, run->status);
   terret_result_set_cwd (result, run->marker.cwd);
+  set_pipestatus (result, run->marker.pipestatus);
 
   if (!_terret_shell_run_note_limits (run, result, W_EXITCODE (run->status, 0)))
     _terret_shell_run_kill_shell (run);

@@ -8,6 +8,7 @@
 #include <gio/gio.h>
 
 #include "terret-run-plan-private.h"
+#include "terret-session-info.h"
 #include "terret-shell-channel.h"
 
 G_BEGIN_DECLS
@@ -33,6 +34,8 @@ TerretShellSession *_terret_shell_session_new         (TerretShellChannel   *cha
 TerretShellChannel *_terret_shell_session_get_channel (TerretShellSession   *self);
 const char         *_terret_shell_session_get_key     (TerretShellSession   *self);
 GPid                _terret_shell_session_get_pid     (TerretShellSession   *self);
+TerretSessionInfo  *_terret_shell_session_describe    (TerretShellSession   *self,
+                                                       gboolean              with_pid);
 void                _terret_shell_session_run_async   (TerretShellSession   *self,
                                                        TerretRequest        *request,
                                                        TerretRunPlan        *plan,

@@ -67,6 +67,9 @@ struct _TerretShellSession
   char *pending_notice;         /* (owned) (nullable) for the next run */
   TerretShellRun *run;          /* (unowned) (nullable) the run in flight or detached */
   TerretResult *parked;         /* (owned) (nullable) a detached end nobody polled */
+  char *parked_command;         /* (owned) (nullable) its command, start and output, for a list */
+  gint64 parked_started;
+  guint64 parked_bytes;
   TerretSpoolList spools;       /* full-output files, removed when the session closes */
   guint busy : 1;
   guint close_requested : 1;
@@ -318,7 +321,14 @@ run_finished (GObject        *session,
   if (self->run == run)
     self->run = NULL;
   if (parked != NULL)
-    g_set_object (&self->parked, parked);
+    {
+      const char *command;
+
+      g_set_object (&self->parked, parked);
+      g_free (self->parked_command);
+      _terret_shell_run_describe (run, &command, &self->parked_started, &self->parked_bytes);
+      self->parked_command = g_strdup (command);
+    }
   g_mutex_unlock (&self->mutex);
 }
 
@@ -353,6 +363,7 @@ terret_shell_session_finalize (GObject *object)
 
   g_clear_object (&self->channel);
   g_clear_object (&self->parked);
+  g_clear_pointer (&self->parked_command, g_free);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_clear_pointer (&self->pending_notice, g_free);
   g_clear_pointer (&self->read_buffer, g_free);
@@ -422,6 +433,48 @@ _terret_shell_session_get_pid (TerretShellSession *self)
   if (process == NULL || terret_process_get_exited (process, NULL))
     return 0;
   return terret_process_get_pid (process);
+}
+
+/*
+ * _terret_shell_session_describe:
+ *
+ * The session as a list shows it: idle, a command running (its run waits
+ * for it) or detached, or a detached command's end waiting for a poll;
+ * @with_pid: its shell's pid names a process on this host.
+ */
+TerretSessionInfo *
+_terret_shell_session_describe (TerretShellSession *self,
+                                gboolean            with_pid)
+{
+  g_autoptr(GDateTime) started = NULL;
+  g_autofree char *command = NULL;
+  TerretSessionState state = TERRET_SESSION_STATE_IDLE;
+  gint64 started_usec = 0;
+  guint64 bytes = 0;
+
+  g_mutex_lock (&self->mutex);
+  if (self->run != NULL)
+    {
+      const char *run_command;
+
+      _terret_shell_run_describe (self->run, &run_command, &started_usec, &bytes);
+      command = g_strdup (run_command);
+      state = _terret_shell_run_is_detached (self->run) ? TERRET_SESSION_STATE_DETACHED
+                                                        : TERRET_SESSION_STATE_RUNNING;
+    }
+  else if (self->parked != NULL)
+    {
+      command = g_strdup (self->parked_command);
+      started_usec = self->parked_started;
+      bytes = self->parked_bytes;
+      state = TERRET_SESSION_STATE_ENDED;
+    }
+  g_mutex_unlock (&self->mutex);
+
+  if (command != NULL)
+    started = _terret_date_time_from_usec (started_usec);
+  return terret_session_info_new (self->key, state, command, started,
+                                  with_pid ? _terret_shell_session_get_pid (self) : 0, bytes);
 }
 
 /* --- Running --------------------------------------------------------------- */
@@ -689,6 +742,7 @@ _terret_shell_session_close (TerretShellSession *self)
       _terret_shell_run_ended (run);
       g_mutex_lock (&self->mutex);
       g_clear_object (&self->parked);
+      g_clear_pointer (&self->parked_command, g_free);
       g_mutex_unlock (&self->mutex);
       _terret_spool_list_remove_all (&self->spools);
       g_object_unref (self);
@@ -707,6 +761,7 @@ _terret_shell_session_close (TerretShellSession *self)
   self->busy = TRUE;
   g_clear_pointer (&self->pending_notice, g_free);
   g_clear_object (&self->parked);
+  g_clear_pointer (&self->parked_command, g_free);
   g_mutex_unlock (&self->mutex);
 
   session_drop_sources (self);

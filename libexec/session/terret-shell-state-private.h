@@ -32,6 +32,8 @@ GByteArray *_terret_shell_state_recovery    (TerretShellState   *state,
                                              guint64            *expected);
 GByteArray *_terret_shell_state_request     (TerretShellState   *state,
                                              const char         *command,
+                                             const char         *cwd,
+                                             const char * const *env,
                                              gboolean            remote,
                                              gboolean            in_eval,
                                              gboolean           *careful,

@@ -79,6 +79,8 @@ _terret_shell_state_recovery (TerretShellState *state,
 GByteArray *
 _terret_shell_state_request (TerretShellState *state,
                              const char       *command,
+                             const char       *cwd,
+                             const char * const *env,
                              gboolean          remote,
                              gboolean          in_eval,
                              gboolean         *careful,
@@ -94,7 +96,7 @@ _terret_shell_state_request (TerretShellState *state,
   if (!*careful || state->hooks || state->no_alias || in_eval)
     carry = TERRET_CARRY_EVAL;
   *expected = ++state->exchange;
-  return _terret_protocol_request (command, *expected, carry, *careful,
+  return _terret_protocol_request (command, cwd, env, *expected, carry, *careful,
                                    *careful && _terret_protocol_may_exec (command), remote);
 }
 

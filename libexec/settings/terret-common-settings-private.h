@@ -40,6 +40,8 @@ typedef struct
   double handshake_timeout;
   double interrupt_grace;
   double drain_grace;
+  double deadline;              /* 0: none */
+  double idle_timeout;          /* 0: none */
   /* The limits; 0: none. */
   guint64 limit_memory;
   guint64 limit_processes;

@@ -273,6 +273,23 @@ static const TerretSettingDef defs[] = {
     .doc = "What the env setting adds is never dropped.",
     .since = { "0.2", "0.2" },
   },
+  /* The clocks a request names none of. */
+  {
+    .name = "deadline", .kind = TERRET_SETTING_DOUBLE, .engines = BOTH, .offset = FIELD (deadline),
+    .min = 0, .max = G_MAXDOUBLE, .defaults = SAME (number, 0.0),
+    .blurb = { "Seconds after which a command whose request names no deadline is ended with "
+               "everything it started, handed back or not; 0: none" },
+    .doc = "See [method@Terret.Request.set_deadline].",
+    .since = { "0.2", "0.2" },
+  },
+  {
+    .name = "idle-timeout", .kind = TERRET_SETTING_DOUBLE, .engines = BOTH,
+    .offset = FIELD (idle_timeout), .min = 0, .max = G_MAXDOUBLE, .defaults = SAME (number, 0.0),
+    .blurb = { "Seconds without output after which a command whose request names no idle timeout "
+               "is ended (or handed back, as its request's idle action says); 0: none" },
+    .doc = "See [method@Terret.Request.set_idle_timeout].",
+    .since = { "0.2", "0.2" },
+  },
 };
 
 /*

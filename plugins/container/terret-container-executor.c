@@ -217,6 +217,49 @@ container_poll_async (TerretExecutor      *executor,
                                    task);
 }
 
+static void
+list_done (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+  GPtrArray *infos;
+
+  infos = ENGINE_IFACE (g_task_get_source_object (task))->list_finish (TERRET_EXECUTOR (source),
+                                                                      result, &error);
+  if (infos == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, infos, (GDestroyNotify)g_ptr_array_unref);
+}
+
+/* The engine's list: it names no pid, as a container's name nothing
+ * here (a session engine without session pids, a command engine on a
+ * far side). */
+static void
+container_list_async (TerretExecutor      *executor,
+                      GCancellable        *cancellable,
+                      GAsyncReadyCallback  callback,
+                      gpointer             user_data)
+{
+  TerretContainerExecutor *self = CONTAINER_EXECUTOR (executor);
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, container_list_async);
+  ENGINE_IFACE (self)->list_async (get_engine (self), cancellable, list_done, task);
+}
+
+static GPtrArray *
+container_list_finish (TerretExecutor  *executor,
+                       GAsyncResult    *result,
+                       GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, executor), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
 /* Both finishes: a run's or a poll's task. */
 static TerretResult *
 container_finish (TerretExecutor  *executor,
@@ -304,6 +347,8 @@ executor_iface_init (TerretExecutorInterface *iface)
   iface->poll_async = container_poll_async;
   iface->poll_finish = container_finish;
   iface->dup_containment = container_dup_containment;
+  iface->list_async = container_list_async;
+  iface->list_finish = container_list_finish;
 }
 
 /* --- GInitable: the mode is chosen ------------------------------------- */

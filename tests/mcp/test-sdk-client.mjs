@@ -7,9 +7,10 @@
 
 // Imported at run time, so a tree configured before the SDK was
 // installed still runs the test once it is, and says so when it is not.
-let Client, StdioClientTransport;
+let Client, StdioClientTransport, CallToolResultSchema;
 try {
   ({ Client } = await import('@modelcontextprotocol/sdk/client/index.js'));
+  ({ CallToolResultSchema } = await import('@modelcontextprotocol/sdk/types.js'));
   ({ StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js'));
 } catch (e) {
   console.log('1..0 # SKIP the MCP TypeScript SDK is not installed in tests/mcp: ' +
@@ -17,6 +18,9 @@ try {
   process.exit(0);
 }
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 const cli = process.env.TERRET_EXEC_CLI;
 const backend = process.env.TERRET_MCP_BACKEND;
@@ -152,6 +156,142 @@ test('a detached command is polled to its end', async (client) => {
     }
   }
   assert.equal(text, 'got:hi\n');
+});
+
+// Reads the stream of a task-augmented call to its end, in the
+// background: the task's creation resolves @created.
+function taskStream (client, args) {
+  let created;
+  const task = new Promise((resolve) => { created = resolve; });
+  const messages = (async () => {
+    const seen = [];
+    for await (const message of client.experimental.tasks.callToolStream({ name: 'bash', arguments: args })) {
+      seen.push(message);
+      if (message.type === 'taskCreated')
+        created(message.task);
+    }
+    return seen;
+  })();
+  return { task, messages };
+}
+
+async function waitFor (predicate, what) {
+  for (let i = 0; i < 1200; i++) {
+    if (await predicate()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.fail(`never: ${what}`);
+}
+
+test('bash is offered as a task (2025-11-25)', async (client) => {
+  assert.ok(client.getServerCapabilities().tasks.requests.tools.call);
+  assert.ok(client.getServerCapabilities().tasks.cancel);
+  assert.ok(client.getServerCapabilities().tasks.list);
+  const { tools } = await client.listTools();
+  assert.equal(tools.find((t) => t.name === 'bash').execution.taskSupport, 'optional');
+  assert.equal(tools.find((t) => t.name === 'bash_poll').execution, undefined);
+});
+
+test('a task outlives three other calls', async (client) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'terret-task-'));
+  const go = path.join(dir, 'go');
+  const { task, messages } = taskStream(client, {
+    session: 'task-long',
+    command: `while [ ! -e '${go}' ]; do sleep 0.05; done; echo finished`,
+  });
+  const { taskId } = await task;
+
+  // Three calls come and go while the task works.
+  for (const n of [1, 2, 3]) {
+    const out = structured(await bash(client, { session: `task-other-${n}`, command: `echo call ${n}` }));
+    assert.equal(out.stdout, `call ${n}\n`);
+    assert.equal((await client.experimental.tasks.getTask(taskId)).status, 'working');
+  }
+  const listed = await client.experimental.tasks.listTasks();
+  assert.ok(listed.tasks.some((t) => t.taskId === taskId && t.status === 'working'),
+            JSON.stringify(listed));
+
+  fs.writeFileSync(go, '');
+  const seen = await messages;
+  const result = seen.find((m) => m.type === 'result');
+  assert.ok(result, JSON.stringify(seen));
+  assert.equal(result.result.structuredContent.stdout, 'finished\n');
+  assert.equal(result.result.structuredContent.status, 0);
+  assert.equal((await client.experimental.tasks.getTask(taskId)).status, 'completed');
+  // tasks/result again: the same result, tied to its task.
+  const again = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+  assert.equal(again.structuredContent.stdout, 'finished\n');
+  assert.equal(again._meta['io.modelcontextprotocol/related-task'].taskId, taskId);
+  fs.rmSync(dir, { recursive: true });
+});
+
+test('a task cancelled mid-run ends its whole tree', async (client) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'terret-task-'));
+  const pids = path.join(dir, 'pids');
+  const { task, messages } = taskStream(client, {
+    session: 'task-cancel',
+    command: `sleep 1000 & echo $! >> '${pids}'; sh -c 'echo $$ >> "${pids}"; exec sleep 1000'`,
+  });
+  const { taskId } = await task;
+  await waitFor(() => fs.existsSync(pids) && fs.readFileSync(pids, 'utf8').split('\n').length > 2,
+                'the command wrote its pids');
+  const tree = fs.readFileSync(pids, 'utf8').trim().split('\n').map(Number);
+  assert.equal(tree.length, 2);
+  for (const pid of tree)
+    process.kill(pid, 0);
+
+  const cancelled = await client.experimental.tasks.cancelTask(taskId);
+  assert.equal(cancelled.status, 'cancelled');
+  for (const pid of tree)
+    await waitGone(pid);
+  const seen = await messages;
+  assert.ok(seen.some((m) => m.type === 'error' && /cancelled/.test(m.error.message)), JSON.stringify(seen));
+  assert.equal((await client.experimental.tasks.getTask(taskId)).status, 'cancelled');
+  await assert.rejects(client.experimental.tasks.cancelTask(taskId), /terminal status 'cancelled'/);
+
+  // The session is free again.
+  const out = structured(await bash(client, { session: 'task-cancel', command: 'echo again' }));
+  assert.equal(out.stdout, 'again\n');
+  fs.rmSync(dir, { recursive: true });
+});
+
+// A host's loop: start a dev server, get control back after 2 s, read the
+// middle of its log, stop it.
+test('a dev server: return after 2 s, read its log, stop it', async (client) => {
+  const first = structured(await bash(client, {
+    session: 'dev',
+    command: "sh -c 'echo \"listening pid $$\"; i=0; while :; do i=$((i+1)); echo \"GET /page/$i 200\"; " +
+             "[ $i = 3000 ] && echo \"Error: database connection refused\"; " +
+             "[ $i -ge 6000 ] && sleep 0.2; done'",
+    timeout: 2,
+    on_timeout: 'detach',
+  }));
+  assert.equal(first.running, true);
+  assert.ok(first.full_output, 'mcp keeps the full output by default');
+  const pid = Number(/listening pid (\d+)/.exec(first.stdout)[1]);
+
+  // The log's middle, by pattern, then the lines around the match.
+  let match;
+  await waitFor(async () => {
+    const read = await client.callTool({ name: 'bash_output', arguments: { session: 'dev', pattern: '^Error:' } });
+    match = read.structuredContent.matches[0];
+    return match !== undefined;
+  }, 'the error line reached the log');
+  assert.equal(match.text, 'Error: database connection refused');
+  assert.equal(match.line, 3002);
+  const around = await client.callTool({ name: 'bash_output', arguments: { session: 'dev', line: 3001, lines: 3 } });
+  assert.equal(around.structuredContent.data,
+               'GET /page/3000 200\nError: database connection refused\nGET /page/3001 200\n');
+
+  // Stop it.
+  const stop = await client.callTool({ name: 'bash_interrupt', arguments: { session: 'dev' } });
+  assert.equal(stop.isError, false);
+  for (let i = 0; ; i++) {
+    assert.ok(i < 100, 'the server never stopped');
+    const out = structured(await client.callTool({ name: 'bash_poll', arguments: { session: 'dev', wait: 10 } }));
+    if (!out.running) break;
+  }
+  await waitGone(pid);
 });
 
 test('closing a session never opened is a tool error', async (client) => {

@@ -187,6 +187,28 @@ class BackendTests:
         self.executor.set_setting('timeout', '7')
         self.assertEqual(self.executor.props.timeout, 7.0)
 
+    def test_list_and_clocks(self):
+        # A command handed back by return-after is listed, with its start as
+        # a GLib.DateTime; its deadline ends it.
+        request = Terret.Request.new('echo up; sleep 30')
+        request.set_session('listed')
+        request.set_return_after(0.3)
+        request.set_deadline(1)
+        result = self.executor.run(request, None)
+        self.assertTrue(result.get_running())
+        self.assertEqual(result.get_clock(), Terret.Clock.RETURN_AFTER)
+        infos = self.executor.list(None)
+        listed = [info for info in infos if info.get_key() == 'listed']
+        self.assertEqual(len(listed), 1)
+        self.assertEqual(listed[0].get_state(), Terret.SessionState.DETACHED)
+        self.assertEqual(listed[0].get_command(), 'echo up; sleep 30')
+        self.assertIsInstance(listed[0].get_started(), GLib.DateTime)
+        while True:
+            result = self.executor.poll('listed', 30, None)
+            if not result.get_running():
+                break
+        self.assertEqual(result.get_clock(), Terret.Clock.DEADLINE)
+
     def test_progress(self):
         heard = []
         request = Terret.Request.new('echo one; sleep 0.1; echo two')
@@ -282,6 +304,12 @@ class TestOneshot(BackendTests, TerretTestCase):
 class TestPty(BackendTests, TerretTestCase):
     backend = 'pty'
 
+    def test_pipestatus(self):
+        # An int array, annotated for introspection: bash's PIPESTATUS.
+        result = self.run_command('false | (exit 3) | true')
+        self.assertEqual(result.get_exit_status(), 0)
+        self.assertEqual(result.get_pipestatus(), [1, 3, 0])
+
     def test_merged_stderr(self):
         self.assertFalse(self.executor.get_capabilities() & Terret.Capabilities.SEPARATE_STDERR)
         result = self.run_command('echo out; echo err >&2')
@@ -332,12 +360,14 @@ class TestPty(BackendTests, TerretTestCase):
         self.assertEqual(outcome['first'].get_exit_status(), 0)
         self.assertEqual(outcome['first'].get_stdout().get_data(), b'first\n')
 
-    def test_request_cwd_not_supported(self):
-        request = Terret.Request.new('true')
+    def test_request_cwd(self):
+        # The command runs there; the session's own cwd is back after it.
+        before = self.run_command('pwd').get_stdout().get_data()
+        request = Terret.Request.new('pwd; cd /tmp')
         request.set_cwd('/')
-        with self.assertRaises(GLib.Error) as cm:
-            self.executor.run(request, None)
-        self.assertExecError(cm.exception, Terret.ExecError.NOT_SUPPORTED)
+        result = self.executor.run(request, None)
+        self.assertEqual(result.get_stdout().get_data(), b'/\n')
+        self.assertEqual(self.run_command('pwd').get_stdout().get_data(), before)
 
 
 class TapResult(unittest.TestResult):
