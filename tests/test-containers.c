@@ -444,6 +444,17 @@ test_failures (gconstpointer data)
       g_assert_no_error (error);
       terret_test_assert_run_fails (stopped_container, TERRET_EXEC_ERROR_UNAVAILABLE, stopped);
 
+      /* Without the launcher too: found when the executor is made. */
+      {
+        const char *none_settings[] = { mode_setting, stopped_setting, "launcher=none", NULL };
+
+        executor = terret_executor_new_with_settings (engine->name, none_settings, &error);
+        g_assert_null (executor);
+        g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE);
+        g_assert_nonnull (strstr (error->message, stopped));
+        g_clear_error (&error);
+      }
+
       executor = terret_executor_new_with_settings (engine->name, missing, &error);
       g_assert_null (executor);
       g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE);

@@ -126,6 +126,38 @@ terret_container_session_prepare_spawn (TerretSessionExecutor  *executor,
   return TRUE;
 }
 
+/* launcher=none: the container runs commands at all, once, when the
+ * executor is made: later, in oneshot mode, an engine's failure to exec
+ * cannot be told from the command's own status. */
+static gboolean
+check_runs (gpointer                engine,
+            TerretContainerConfig  *config,
+            GCancellable           *cancellable,
+            GError                **error)
+{
+  g_autofree char *shell = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  g_autofree char *err = NULL;
+  g_auto(GStrv) argv = NULL;
+  const char *words[] = { NULL, "-c", ":", NULL };
+
+  g_object_get (engine, "shell", &shell, NULL);
+  words[0] = shell;
+  argv = terret_container_config_direct_argv (config, FALSE, NULL, NULL, words);
+  process = g_subprocess_newv ((const char * const *)argv,
+                               G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
+                               error);
+  if (process == NULL || !g_subprocess_communicate_utf8 (process, NULL, cancellable, NULL, &err, error))
+    return FALSE;
+  if (g_subprocess_get_if_exited (process) && g_subprocess_get_exit_status (process) == 0)
+    return TRUE;
+  g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE,
+               "Could not reach container “%s” (%s): %s", argv[g_strv_length (argv) - 4],
+               terret_container_config_get_engine_name (config),
+               err != NULL && *g_strstrip (err) != '\0' ? err : "its exec failed without a word");
+  return FALSE;
+}
+
 /* launcher=none refuses at once what it cannot hold. */
 static gboolean
 check_none (gpointer                engine,
@@ -163,7 +195,9 @@ terret_container_session_check_available (TerretSessionExecutor  *executor,
 {
   TerretContainerConfig *config = TERRET_CONTAINER_SESSION (executor)->config;
 
-  return terret_container_config_check (config, error) && check_none (executor, config, error);
+  return terret_container_config_check (config, error) && check_none (executor, config, error) &&
+         (!terret_container_config_is_direct (config) ||
+          check_runs (executor, config, cancellable, error));
 }
 
 /* The shell's pid is the container's, which means nothing here. */
@@ -247,7 +281,9 @@ terret_container_command_check_available (TerretCommandExecutor  *executor,
 {
   TerretContainerConfig *config = TERRET_CONTAINER_COMMAND (executor)->config;
 
-  return terret_container_config_check (config, error) && check_none (executor, config, error);
+  return terret_container_config_check (config, error) && check_none (executor, config, error) &&
+         (!terret_container_config_is_direct (config) ||
+          check_runs (executor, config, cancellable, error));
 }
 
 /* Past this, a command goes to bash on its standard input rather than as
