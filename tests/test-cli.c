@@ -1577,17 +1577,30 @@ check_host_loop (const char *backend)
   g_assert_cmpint (json_object_get_int_member (entry, "output_bytes"), >, 4096);
   g_clear_pointer (&node, json_node_unref);
 
-  /* READ STEP: the middle of the log, which the head-tail capture left
-   * out, is read through serve's `read` op here once it lands (its
-   * error line found in the omitted middle, then a line range around
-   * it). Until then the file the response named is checked to hold it. */
+  /* Read the middle of its log through serve: the error line by a
+   * pattern, with its line number, then a line the capture left out. */
+  server_send (&server, "{\"id\": 5, \"op\": \"read\", \"session\": \"dev\", "
+                        "\"pattern\": \": error: \"}");
+  response = server_recv_object (&server, &node);
+  g_assert_true (json_object_get_boolean_member (response, "ok"));
   {
-    g_autofree char *contents = NULL;
+    JsonArray *matches = json_object_get_array_member (response, "matches");
+    JsonObject *match;
 
-    g_assert_true (g_file_get_contents (log, &contents, NULL, NULL));
-    g_assert_nonnull (strstr (contents, "compiled module 1000\n"));
-    g_assert_nonnull (strstr (contents, "src/app.c:12:3: error:"));
+    g_assert_cmpuint (json_array_get_length (matches), ==, 1);
+    match = json_array_get_object_element (matches, 0);
+    g_assert_cmpint (json_object_get_int_member (match, "line"), ==, 2001);
+    g_assert_true (g_str_has_prefix (json_object_get_string_member (match, "text"),
+                                     "src/app.c:12:3: error: unused result"));
   }
+  g_clear_pointer (&node, json_node_unref);
+  server_send (&server, "{\"id\": 6, \"op\": \"read\", \"session\": \"dev\", "
+                        "\"line\": 1000, \"lines\": 2}");
+  response = server_recv_object (&server, &node);
+  g_assert_true (json_object_get_boolean_member (response, "ok"));
+  g_assert_cmpstr (json_object_get_string_member (response, "data"), ==,
+                   "compiled module 1000\ncompiled module 1001\n");
+  g_clear_pointer (&node, json_node_unref);
 
   /* Stop it: ^C, and its end collected. */
   server_send (&server, "{\"id\": 3, \"op\": \"interrupt\", \"session\": \"dev\"}");
@@ -1619,7 +1632,7 @@ test_serve_host_loop_pty (void)
 {
   REQUIRE_BACKEND ("pty");
   g_test_summary ("serve: a host's loop over a dev server on pty: back after 2 s, listed, "
-                  "its log's middle kept, stopped with ^C");
+                  "its log's middle read, stopped with ^C");
   check_host_loop ("pty");
 }
 
@@ -1628,7 +1641,7 @@ test_serve_host_loop_oneshot (void)
 {
   REQUIRE_BACKEND ("oneshot");
   g_test_summary ("serve: a host's loop over a dev server on oneshot: back after 2 s, listed, "
-                  "its log's middle kept, stopped with ^C");
+                  "its log's middle read, stopped with ^C");
   check_host_loop ("oneshot");
 }
 

@@ -75,6 +75,9 @@ struct _TerretShellRun
 /* terret-shell-run.c */
 void                 _terret_shell_run_start          (TerretShellRun *run,
                                                        ExchangeKind    kind);
+void                 _terret_shell_run_send_interrupt_now (TerretShellRun *run);
+void                 _terret_shell_run_fail_handshake (TerretShellRun *run,
+                                                       const char     *why);
 
 /* terret-shell-run-outcome.c */
 void                 _terret_shell_run_return         (TerretShellRun *run,

@@ -60,10 +60,7 @@ static const TerretDetachFuncs detach_funcs;
 static gboolean run_flush (TerretShellRun *run);
 static void run_complete_broken (TerretShellRun *run,
                                  const char     *why);
-static void run_fail_handshake (TerretShellRun *run,
-                                const char     *why);
 static void run_on_marker (TerretShellRun *run);
-static void run_send_interrupt_now (TerretShellRun *run);
 
 /* --- Life --------------------------------------------------------------- */
 
@@ -206,7 +203,7 @@ run_read_once (TerretShellRun *run,
   if (run->take_back)
     {
       run->take_back = FALSE;
-      run_send_interrupt_now (run);
+      _terret_shell_run_send_interrupt_now (run);
     }
   if (found)
     {
@@ -319,8 +316,8 @@ _terret_shell_run_queue_input (TerretShellRun *run,
 /* ^C, now: the gentler half of ending a run, where the kill that follows
  * guarantees the rest, or what takes back a command bash asks the rest
  * of. A failure means the terminal is already gone. */
-static void
-run_send_interrupt_now (TerretShellRun *run)
+void
+_terret_shell_run_send_interrupt_now (TerretShellRun *run)
 {
   static const guint8 interrupt = INTERRUPT_BYTE;
 
@@ -352,139 +349,7 @@ _terret_shell_run_interrupt (TerretShellRun *run)
   run_flush (run);
 }
 
-/* --- Deadlines and cancellation ------------------------------------------ */
-
-/* The run hands its command back to its caller as @clock says; the
- * command goes on for polls. */
-static void
-run_detach (TerretShellRun *run,
-            TerretClock     clock,
-            double          seconds)
-{
-  g_autoptr(GTask) task = g_steal_pointer (&run->task);
-
-  _terret_clear_source (&run->cancel_source);
-  g_task_return_pointer (task, _terret_detach_begin (&run->detach, clock, seconds, run->host.key, TRUE),
-                         g_object_unref);
-}
-
-static void
-run_on_deadline (TerretShellRun *run)
-{
-  g_autofree char *seconds = NULL;
-  g_autofree char *notice = NULL;
-  TerretResult *result;
-
-  if (run->kind != EXCHANGE_COMMAND)
-    {
-      g_autofree char *handshake = _terret_format_seconds (run->handshake_timeout);
-      g_autofree char *why = g_strdup_printf ("no answer within %ss", handshake);
-
-      if (run->kind == EXCHANGE_HANDSHAKE || run->kind == EXCHANGE_SETUP)
-        run_fail_handshake (run, why);
-      else
-        {
-          /* The harness step alone did not come back: a fresh shell. */
-          _terret_shell_run_kill_shell (run);
-          _terret_shell_run_add_notice (run, "The shell did not come back from an interrupted "
-                                             "command, so a fresh session was started; the cwd "
-                                             "and variables from earlier runs are gone.");
-          _terret_shell_run_start (run, EXCHANGE_HANDSHAKE);
-        }
-      return;
-    }
-
-  if (run->plan->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
-    {
-      run_detach (run, run->plan->timeout_clock, run->plan->timeout);
-      return;
-    }
-
-  /* Kill and respawn rather than try to recover: after an interrupt the
-   * shell's input and the output still in flight are in a state nothing
-   * can account for. The next run gets a shell that is known, and the
-   * caller is told so rather than left to discover a lost `cd`. */
-  run_send_interrupt_now (run);
-  _terret_shell_run_kill_shell (run);
-
-  result = _terret_shell_run_partial_result (run);
-  seconds = _terret_format_seconds (run->plan->timeout);
-  notice = g_strdup_printf ("Timed out after %ss; the command was interrupted and the shell "
-                            "session killed, so the next run starts a fresh session.", seconds);
-  terret_result_add_notice (result, notice);
-  terret_result_set_timed_out (result, TRUE);
-  terret_result_set_clock (result, TERRET_CLOCK_TIMEOUT);
-  _terret_shell_run_return (run, result, NULL);
-}
-
-/* The deadline or the idle timeout ends the command, whether its run
- * still waits for it or handed it back: as a timeout does, the shell
- * goes with it, and the outcome goes to whoever waits (the run, a poll)
- * or is parked for the next poll. */
-static void
-run_end_by_clock (TerretShellRun *run,
-                  TerretClock     clock)
-{
-  TerretResult *result;
-
-  run_send_interrupt_now (run);
-  _terret_shell_run_kill_shell (run);
-
-  result = _terret_shell_run_partial_result (run);
-  _terret_run_plan_note_clock (run->plan, result, clock);
-  terret_result_add_notice (result, "The shell session was killed with it, so the next run "
-                                    "starts a fresh session.");
-  _terret_shell_run_return (run, result, NULL);
-}
-
-static void
-run_on_idle (TerretShellRun *run)
-{
-  if (!_terret_run_plan_idle_check (run->plan, run->last_output, run->host.timers,
-                                    TERRET_SHELL_TIMER_IDLE))
-    return;
-  if (run->plan->idle_action == TERRET_IDLE_ACTION_KILL)
-    run_end_by_clock (run, TERRET_CLOCK_IDLE);
-  /* Handed back once; a command already handed back goes on. */
-  else if (run->task != NULL)
-    {
-      _terret_timers_disarm (run->host.timers, TERRET_SHELL_TIMER_DEADLINE);
-      run_detach (run, TERRET_CLOCK_IDLE, run->plan->idle_timeout);
-    }
-}
-
-/* The session's timers, while this run is the session's. */
-void
-_terret_shell_run_on_timer (TerretShellRun *run,
-                            guint           which)
-{
-  switch (which)
-    {
-    case TERRET_SHELL_TIMER_DEADLINE:
-      run_on_deadline (run);
-      break;
-    case TERRET_SHELL_TIMER_EXIT_GRACE:
-      _terret_shell_run_ended (run);
-      break;
-    case TERRET_SHELL_TIMER_ESCALATE:
-      /* With job control off the command shares bash's process group, so
-       * killing what ignored the interrupt ends the shell too: the run
-       * ends as one whose shell ended, and says why. */
-      run->escalated = TRUE;
-      _terret_shell_run_ended (run);
-      break;
-    case TERRET_SHELL_TIMER_HARD:
-      run_end_by_clock (run, TERRET_CLOCK_DEADLINE);
-      break;
-    case TERRET_SHELL_TIMER_IDLE:
-      run_on_idle (run);
-      break;
-    case TERRET_SHELL_TIMER_POLL:
-    default:
-      _terret_detach_poll_timed_out (&run->detach);
-      break;
-    }
-}
+/* --- Cancellation --------------------------------------------------------- */
 
 static gboolean
 run_on_cancelled (GCancellable *cancellable,
@@ -494,7 +359,7 @@ run_on_cancelled (GCancellable *cancellable,
   GError *error = NULL;
 
   if (run->kind == EXCHANGE_COMMAND)
-    run_send_interrupt_now (run);
+    _terret_shell_run_send_interrupt_now (run);
   _terret_shell_run_kill_shell (run);
   run->host.funcs->owe_notice (run->host.session,
                                "The previous command was cancelled and its shell session killed; "
@@ -688,9 +553,9 @@ _terret_shell_run_begin (TerretShellRun *run)
 
 /* The handshake failed: the half-started shell is ended here, since
  * nothing else holds it yet. */
-static void
-run_fail_handshake (TerretShellRun *run,
-                    const char     *why)
+void
+_terret_shell_run_fail_handshake (TerretShellRun *run,
+                                  const char     *why)
 {
   g_autoptr(GBytes) said = NULL;
   g_autoptr(GString) message = g_string_new (NULL);
@@ -740,7 +605,7 @@ _terret_shell_run_ended (TerretShellRun *run)
         why = g_strdup_printf ("it exited (wait status %d)", wait_status);
       else
         why = g_strdup ("its terminal closed");
-      run_fail_handshake (run, why);
+      _terret_shell_run_fail_handshake (run, why);
       return;
     }
 

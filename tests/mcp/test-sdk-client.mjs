@@ -255,9 +255,9 @@ test('a task cancelled mid-run ends its whole tree', async (client) => {
   fs.rmSync(dir, { recursive: true });
 });
 
-// A host's loop: start a dev server, get control back after 2 s, read the
-// middle of its log, stop it.
-test('a dev server: return after 2 s, read its log, stop it', async (client) => {
+// A host's loop: start a dev server, get control back after 2 s, list it,
+// read the middle of its log, stop it.
+test('a dev server: return after 2 s, list it, read its log, stop it', async (client) => {
   const first = structured(await bash(client, {
     session: 'dev',
     command: "sh -c 'echo \"listening pid $$\"; i=0; while :; do i=$((i+1)); echo \"GET /page/$i 200\"; " +
@@ -269,6 +269,14 @@ test('a dev server: return after 2 s, read its log, stop it', async (client) => 
   assert.equal(first.running, true);
   assert.ok(first.full_output, 'mcp keeps the full output by default');
   const pid = Number(/listening pid (\d+)/.exec(first.stdout)[1]);
+
+  // Listed: a host that lost the session's name finds it here.
+  const listed = await client.callTool({ name: 'bash_list', arguments: {} });
+  assert.equal(listed.isError, false);
+  const entry = listed.structuredContent.sessions.find((s) => s.session === 'dev');
+  assert.ok(entry, 'the dev session is listed');
+  assert.equal(entry.state, 'detached');
+  assert.match(entry.command, /listening pid/);
 
   // The log's middle, by pattern, then the lines around the match.
   let match;
