@@ -42,6 +42,11 @@ G_BEGIN_DECLS
  *   command, a cwd that does not exist, ...)
  * @TERRET_EXEC_ERROR_NOT_SUPPORTED: the backend does not offer the
  *   operation; see [method@Terret.Executor.get_capabilities]
+ * @TERRET_EXEC_ERROR_NO_LAUNCHER: the far side runs commands, but the
+ *   launcher could not be put in place there or could not run there (a
+ *   read-only filesystem, a `noexec` mount); only for a far side given a
+ *   probe ([method@Terret.FarSide.set_probe]), whose backend handles it
+ *   (since 0.2)
  *
  * Error codes in the %TERRET_EXEC_ERROR domain. Cancellation is reported
  * as %G_IO_ERROR_CANCELLED, as everywhere in GIO.
@@ -57,6 +62,7 @@ typedef enum {
   TERRET_EXEC_ERROR_INVALID_CONFIG,
   TERRET_EXEC_ERROR_INVALID_REQUEST,
   TERRET_EXEC_ERROR_NOT_SUPPORTED,
+  TERRET_EXEC_ERROR_NO_LAUNCHER,
 } TerretExecError;
 
 TERRET_AVAILABLE_IN_0_1

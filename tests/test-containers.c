@@ -128,11 +128,14 @@ make_label (void)
 }
 
 /* A running container of @image, labelled, kept alive by its first
- * process; its name. */
+ * process; its name. With @locked, no place in it takes the launcher:
+ * its filesystem is read-only, and its /tmp, the one writable place, is
+ * mounted noexec. */
 static char *
-start_container (Engine     *engine,
-                 const char *image,
-                 const char *label)
+start_container_full (Engine     *engine,
+                      const char *image,
+                      const char *label,
+                      gboolean    locked)
 {
   g_autofree char *name = g_strdup_printf ("terret-test-%08x", g_random_int ());
   g_autofree char *label_option = g_strdup_printf ("--label=%s", label);
@@ -142,10 +145,22 @@ start_container (Engine     *engine,
 
   /* bash's read on an open stdin needs nothing but bash: the static
    * image has nothing else. */
-  id = engine_run (engine, &error, "run", "-d", "-i", name_option, label_option, image,
-                   "/bin/bash", "-c", "read -r x", NULL);
+  if (locked)
+    id = engine_run (engine, &error, "run", "-d", "-i", name_option, label_option, "--read-only",
+                     "--tmpfs=/tmp:rw,noexec", image, "/bin/bash", "-c", "read -r x", NULL);
+  else
+    id = engine_run (engine, &error, "run", "-d", "-i", name_option, label_option, image,
+                     "/bin/bash", "-c", "read -r x", NULL);
   g_assert_no_error (error);
   return g_steal_pointer (&name);
+}
+
+static char *
+start_container (Engine     *engine,
+                 const char *image,
+                 const char *label)
+{
+  return start_container_full (engine, image, label, FALSE);
 }
 
 static void
@@ -429,6 +444,17 @@ test_failures (gconstpointer data)
       g_assert_no_error (error);
       terret_test_assert_run_fails (stopped_container, TERRET_EXEC_ERROR_UNAVAILABLE, stopped);
 
+      /* Without the launcher too: found when the executor is made. */
+      {
+        const char *none_settings[] = { mode_setting, stopped_setting, "launcher=none", NULL };
+
+        executor = terret_executor_new_with_settings (engine->name, none_settings, &error);
+        g_assert_null (executor);
+        g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE);
+        g_assert_nonnull (strstr (error->message, stopped));
+        g_clear_error (&error);
+      }
+
       executor = terret_executor_new_with_settings (engine->name, missing, &error);
       g_assert_null (executor);
       g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE);
@@ -599,6 +625,248 @@ test_kube_play (void)
   }
 }
 
+/* --- Without the launcher ---------------------------------------------------- */
+
+static TerretExecutor *
+new_in_container (Engine      *engine,
+                  const char  *mode,
+                  const char  *name,
+                  const char  *first_setting,
+                  ...)
+{
+  g_autoptr(GPtrArray) settings = backend_settings (engine, mode, name, NULL, NULL);
+  g_autoptr(GError) error = NULL;
+  TerretExecutor *executor;
+  const char *setting;
+  va_list args;
+
+  va_start (args, first_setting);
+  for (setting = first_setting; setting != NULL; setting = va_arg (args, const char *))
+    g_ptr_array_add (settings, g_strdup (setting));
+  va_end (args);
+  executor = new_backend (engine, settings, &error);
+  g_assert_no_error (error);
+  return executor;
+}
+
+/* Status, both streams, the directory and the environment given, and
+ * nothing of this host's environment; in session mode, what a run sets
+ * is there for the next. The first result says the containment is none
+ * when @notice is set, and no later one does. */
+static void
+assert_runs_plain (TerretExecutor *executor,
+                   const char     *mode,
+                   gboolean        notice)
+{
+  gboolean session = strcmp (mode, "session") == 0;
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+
+  /* G_TEST_SRCDIR is in this host's environment (meson sets it). */
+  g_assert_nonnull (g_getenv ("G_TEST_SRCDIR"));
+  result = terret_test_run_command (executor,
+                                    "echo out; echo err >&2; pwd; "
+                                    "echo \"$TERRET_TEST_GIVEN/${G_TEST_SRCDIR-unset}\"; "
+                                    "(exit 3)", &error);
+  g_assert_no_error (error);
+  g_assert_true (terret_result_get_exited (result));
+  g_assert_cmpint (terret_result_get_exit_status (result), ==, 3);
+  if (session)
+    terret_test_assert_bytes_str (terret_result_get_stdout (result), "out\nerr\n/tmp\ngiven/unset\n");
+  else
+    {
+      terret_test_assert_bytes_str (terret_result_get_stdout (result), "out\n/tmp\ngiven/unset\n");
+      terret_test_assert_bytes_str (terret_result_get_stderr (result), "err\n");
+    }
+  if (notice)
+    {
+      g_assert_nonnull (terret_result_get_notice (result));
+      g_assert_nonnull (strstr (terret_result_get_notice (result), "containment none"));
+    }
+  else
+    g_assert_null (terret_result_get_notice (result));
+  g_clear_object (&result);
+
+  if (session)
+    {
+      result = terret_test_run_ok (executor, "cd /; export TERRET_TEST_SET=kept");
+      g_assert_null (terret_result_get_notice (result));
+      g_clear_object (&result);
+      result = terret_test_run_ok (executor, "echo \"$TERRET_TEST_SET\"; pwd");
+      terret_test_assert_bytes_str (terret_result_get_stdout (result), "kept\n/\n");
+    }
+  else
+    {
+      result = terret_test_run_ok (executor, "echo again");
+      terret_test_assert_bytes_str (terret_result_get_stdout (result), "again\n");
+    }
+  g_assert_null (terret_result_get_notice (result));
+}
+
+static void
+assert_containment_none (TerretExecutor *executor,
+                         const char     *why)
+{
+  g_autofree char *containment = terret_executor_dup_containment (executor);
+
+  g_assert_true (g_str_has_prefix (containment, "none: "));
+  g_assert_nonnull (strstr (containment, "moby/moby#35703"));
+  if (strstr (containment, why) == NULL)
+    g_error ("“%s” does not say “%s”", containment, why);
+}
+
+static void
+test_fallback (gconstpointer data)
+{
+  const Case *c = data;
+  Engine *engine = require_engine (c->engine);
+  /* Where the launcher was refused, in the engine's words: podman copies
+   * it into the tmpfs and cannot run it there, docker cannot copy it
+   * into a container whose root is read-only. */
+  const char *why = strcmp (c->engine, "podman") == 0 ? "permission denied" : "read-only";
+  g_autofree char *label = NULL;
+  g_autofree char *name = NULL;
+  g_autoptr(TerretExecutor) executor = NULL;
+  g_autoptr(TerretExecutor) required = NULL;
+  g_autoptr(TerretExecutor) limited = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *containment = NULL;
+
+  g_test_summary ("Where the launcher cannot be put in place or cannot run (a read-only "
+                  "container whose /tmp is noexec), launcher=auto runs plain bash through the "
+                  "engine's exec and says containment none, in dup_containment and the first "
+                  "result; launcher=required is unavailable naming the cause; a limit is "
+                  "refused rather than run without.");
+  if (engine == NULL)
+    return;
+
+  label = make_label ();
+  name = start_container_full (engine, "terret-test-bash", label, TRUE);
+
+  /* The container is what this is about: nothing can be written but
+   * /tmp, and nothing there runs; and yet it runs commands. */
+  out = engine_run (engine, &error, "exec", name, "/bin/bash", "-c",
+                    "touch /terret-test 2>/dev/null && echo writable; "
+                    "cp /bin/true /tmp/terret-test && /tmp/terret-test 2>/dev/null && echo runs; "
+                    "echo checked", NULL);
+  g_assert_no_error (error);
+  g_assert_cmpstr (out, ==, "checked");
+  g_clear_pointer (&out, g_free);
+
+  executor = new_in_container (engine, c->mode, name, "cwd=/tmp", "env=TERRET_TEST_GIVEN=given",
+                               NULL);
+  containment = terret_executor_dup_containment (executor);
+  g_assert_nonnull (strstr (containment, "under terret-launcher"));
+  assert_runs_plain (executor, c->mode, TRUE);
+  assert_containment_none (executor, why);
+  assert_containment_none (executor, "launcher=auto");
+  g_clear_object (&executor);
+
+  required = new_in_container (engine, c->mode, name, "launcher=required", NULL);
+  terret_test_assert_run_fails (required, TERRET_EXEC_ERROR_UNAVAILABLE, why);
+  g_clear_pointer (&containment, g_free);
+  containment = terret_executor_dup_containment (required);
+  g_assert_nonnull (strstr (containment, "under terret-launcher"));
+
+  /* The limit is refused once the fallback is known: never run without. */
+  limited = new_in_container (engine, c->mode, name, "limit-processes=50", NULL);
+  terret_test_assert_run_fails (limited, TERRET_EXEC_ERROR_INVALID_CONFIG, "limit-processes");
+  assert_containment_none (limited, why);
+
+  remove_container (engine, name);
+  assert_no_container (engine, label);
+}
+
+static void
+test_launcher_none (gconstpointer data)
+{
+  const Case *c = data;
+  Engine *engine = require_engine (c->engine);
+  g_autofree char *label = NULL;
+  g_autofree char *name = NULL;
+  g_autoptr(TerretExecutor) executor = NULL;
+  g_autoptr(GPtrArray) settings = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *mode_setting = g_strdup_printf ("mode=%s", c->mode);
+  const char *with_image[] = { mode_setting, "image=terret-test-bash", "launcher=none", NULL };
+
+  g_test_summary ("launcher=none runs plain bash through the engine's exec in a container the "
+                  "launcher could serve, says containment none, and refuses limits and an "
+                  "image.");
+  if (engine == NULL)
+    return;
+
+  label = make_label ();
+  name = start_container (engine, "terret-test-bash", label);
+
+  executor = new_in_container (engine, c->mode, name, "launcher=none", "cwd=/tmp",
+                               "env=TERRET_TEST_GIVEN=given", NULL);
+  assert_containment_none (executor, "launcher=none");
+  assert_runs_plain (executor, c->mode, FALSE);
+  g_clear_object (&executor);
+  /* Nothing of the launcher's was put there. */
+  {
+    g_autofree char *out = engine_run (engine, &error, "exec", name, "/bin/bash", "-c",
+                                       "echo /tmp/terret-launcher-*", NULL);
+
+    g_assert_no_error (error);
+    g_assert_cmpstr (out, ==, "/tmp/terret-launcher-*");
+  }
+
+  settings = backend_settings (engine, c->mode, name, NULL, NULL);
+  g_ptr_array_add (settings, g_strdup ("launcher=none"));
+  g_ptr_array_add (settings, g_strdup ("limit-memory=64M"));
+  executor = new_backend (engine, settings, &error);
+  g_assert_null (executor);
+  g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG);
+  g_assert_nonnull (strstr (error->message, "limit-memory"));
+  g_clear_error (&error);
+
+  executor = terret_executor_new_with_settings (engine->name, with_image, &error);
+  g_assert_null (executor);
+  g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG);
+  g_assert_nonnull (strstr (error->message, "launcher=none"));
+  g_clear_error (&error);
+
+  remove_container (engine, name);
+  assert_no_container (engine, label);
+}
+
+/* `terret-exec --check` in a container the launcher cannot serve. */
+static void
+test_fallback_check (void)
+{
+  Engine *engine = require_engine ("podman");
+  g_autofree char *label = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *container = NULL;
+  g_autofree char *out = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_test_summary ("terret-exec --check says containment none, and why, once its probe fell "
+                  "back.");
+  if (engine == NULL)
+    return;
+
+  label = make_label ();
+  name = start_container_full (engine, "terret-test-bash", label, TRUE);
+  container = g_strdup_printf ("container=%s", name);
+  {
+    const char *argv[] = { terret_test_cli_path (), "--backend", "podman", "--set", container,
+                           "--check", NULL };
+
+    out = terret_test_run_argv (argv, &error);
+    g_assert_no_error (error);
+  }
+  g_assert_nonnull (strstr (out, "\ncontainment: none: "));
+  g_assert_nonnull (strstr (out, "permission denied"));
+  g_assert_nonnull (strstr (out, "\nprobe: a command ran"));
+
+  remove_container (engine, name);
+  assert_no_container (engine, label);
+}
+
 /* --- Main ------------------------------------------------------------------- */
 
 static void
@@ -679,8 +947,20 @@ main (int   argc,
 
           add_case (path, &c, test_disposable_policy);
         }
+      for (guint m = 0; m < G_N_ELEMENTS (modes); m++)
+        {
+          g_autofree char *fallback = g_strdup_printf ("/containers/%s/%s/container/fallback",
+                                                       engine, modes[m]);
+          g_autofree char *none = g_strdup_printf ("/containers/%s/%s/container/launcher-none",
+                                                   engine, modes[m]);
+          Case c = { engine, modes[m], FALSE, 0, FALSE, FALSE };
+
+          add_case (fallback, &c, test_fallback);
+          add_case (none, &c, test_launcher_none);
+        }
     }
   g_test_add_func ("/containers/podman/kube-play", test_kube_play);
+  g_test_add_func ("/containers/podman/fallback-check", test_fallback_check);
 
   return g_test_run ();
 }

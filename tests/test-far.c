@@ -684,6 +684,65 @@ test_unreachable (void)
     }
 }
 
+/* A far side whose launcher cannot be put in place: NO_LAUNCHER only
+ * when its probe runs, never after a timeout, else UNAVAILABLE; the
+ * words are the failed copy's either way. */
+static void
+test_probe (void)
+{
+  g_autofree char *dir = terret_test_make_tmpdir ();
+  g_autofree char *target = g_build_filename (dir, "terret-launcher-copy", NULL);
+  g_autofree char *marker = g_build_filename (dir, "probed", NULL);
+  g_autofree char *probe_script = g_strdup_printf ("echo x >'%s'", marker);
+  const char *argv[] = { target, "--serve", NULL };
+  const char *hang_argv[] = { "sleep", "60", NULL };
+  const char *install[] = { "sh", "-c", "echo 'read-only file system' >&2; exit 1", NULL };
+  const char *probe_runs[] = { "sh", "-c", probe_script, NULL };
+  const char *probe_fails[] = { "sh", "-c", "exit 125", NULL };
+  const char *true_argv[] = { "true", NULL };
+  const struct
+  {
+    const char * const *argv;
+    const char * const *probe;
+    double timeout;
+    int code;
+    const char *words;
+  } cases[] = {
+    { argv, probe_runs, 0, TERRET_EXEC_ERROR_NO_LAUNCHER, "read-only file system" },
+    { argv, probe_fails, 0, TERRET_EXEC_ERROR_UNAVAILABLE, "read-only file system" },
+    { argv, NULL, 0, TERRET_EXEC_ERROR_UNAVAILABLE, "read-only file system" },
+    { hang_argv, probe_runs, 1, TERRET_EXEC_ERROR_UNAVAILABLE, "no answer in 1 s" },
+  };
+
+  g_test_summary ("A launcher that cannot be put in place is NO_LAUNCHER when the far side's "
+                  "probe runs there, UNAVAILABLE when it does not or when there is none, and "
+                  "never after a timeout, whose probe is not even run.");
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(TerretFarSide) far = terret_far_side_new ("the test's far side", cases[i].argv);
+      g_autoptr(TerretLauncherLink) link = NULL;
+      g_auto(Outcome) outcome = { 0 };
+      g_autoptr(GError) error = NULL;
+
+      g_remove (marker);
+      terret_far_side_set_install (far, install);
+      if (cases[i].probe != NULL)
+        terret_far_side_set_probe (far, cases[i].probe);
+      if (cases[i].timeout > 0)
+        terret_far_side_set_timeout (far, cases[i].timeout);
+      link = _terret_launcher_link_new_far (far);
+
+      g_assert_false (run_far (link, true_argv, NULL, NULL, NULL, &outcome, &error));
+      g_assert_error (error, TERRET_EXEC_ERROR, cases[i].code);
+      if (strstr (error->message, cases[i].words) == NULL)
+        g_error ("“%s” does not say “%s”", error->message, cases[i].words);
+      /* The probe ran where it should, and only there. */
+      g_assert_cmpint (g_file_test (marker, G_FILE_TEST_EXISTS), ==,
+                       cases[i].probe == probe_runs && cases[i].timeout == 0);
+    }
+}
+
 static void
 test_install (void)
 {
@@ -765,6 +824,7 @@ main (int   argc,
   g_test_add_func ("/far/bye", test_bye);
   g_test_add_func ("/far/unreachable", test_unreachable);
   g_test_add_func ("/far/install", test_install);
+  g_test_add_func ("/far/probe", test_probe);
 
   return g_test_run ();
 }

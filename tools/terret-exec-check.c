@@ -58,10 +58,18 @@ cli_check (TerretExecutor *executor)
     "env-policy", "env-exclude",
     "limit-memory", "limit-processes", "limit-cpu", "limit-file-size", "limit-open-files",
   };
-  g_autofree char *containment = terret_executor_dup_containment (executor);
+  g_autofree char *containment = NULL;
   g_autoptr(TerretRequest) request = terret_request_new ("true");
   g_autoptr(TerretResult) result = NULL;
   g_autoptr(GError) error = NULL;
+
+  /* Tried first, said after: what holds may be known only once a command
+   * ran (a container backend that could not put its launcher in place). */
+  terret_request_set_session (request, "terret-exec-check");
+  terret_request_set_timeout (request, 60);
+  result = terret_executor_run (executor, request, NULL, &error);
+  terret_executor_close_all (executor);
+  containment = terret_executor_dup_containment (executor);
 
   g_print ("backend: %s\n", terret_executor_get_name (executor));
   g_print ("containment: %s\n", containment != NULL ? containment : "not described by the backend");
@@ -69,10 +77,6 @@ cli_check (TerretExecutor *executor)
   for (guint i = 0; i < G_N_ELEMENTS (policy); i++)
     say_setting (executor, policy[i]);
 
-  terret_request_set_session (request, "terret-exec-check");
-  terret_request_set_timeout (request, 60);
-  result = terret_executor_run (executor, request, NULL, &error);
-  terret_executor_close_all (executor);
   if (result == NULL)
     {
       g_print ("probe: FAILED: %s\n", error->message);

@@ -272,6 +272,47 @@ terret_command_executor_append_shell_command (TerretCommandExecutor  *self,
   return TRUE;
 }
 
+/**
+ * terret_command_executor_dup_environ:
+ * @self: a command executor
+ * @request: the run's request
+ * @inherit: whether to start from the host's environment
+ * @error: return location for a #GError
+ *
+ * Builds the environment a run of @request starts with under the current
+ * settings: the host's (with @inherit), then the env setting, then the
+ * request's own entries. For a [vfunc@Terret.CommandExecutor.prepare_run]
+ * that runs the command elsewhere through a client, without @inherit:
+ * the host's environment means nothing there, and the client, which
+ * runs here, keeps it.
+ *
+ * Returns: (transfer full) (array zero-terminated=1): the environment, or
+ *   %NULL with %TERRET_EXEC_ERROR_INVALID_CONFIG (an entry of the env
+ *   setting) or %TERRET_EXEC_ERROR_INVALID_REQUEST (the request's) when an
+ *   entry is not `VARIABLE=value`
+ *
+ * Since: 0.2
+ */
+char **
+terret_command_executor_dup_environ (TerretCommandExecutor  *self,
+                                     TerretRequest          *request,
+                                     gboolean                inherit,
+                                     GError                **error)
+{
+  TerretCommandExecutorPrivate *priv;
+  g_autoptr(TerretSettings) settings = NULL;
+  static const char * const nothing[] = { NULL };
+
+  g_return_val_if_fail (TERRET_IS_COMMAND_EXECUTOR (self), NULL);
+  g_return_val_if_fail (TERRET_IS_REQUEST (request), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  priv = terret_command_executor_get_instance_private (self);
+  settings = _terret_settings_store_snapshot (&priv->settings);
+  return _terret_settings_build_environ (settings, inherit ? NULL : nothing,
+                                         terret_request_get_env (request), error);
+}
+
 static gboolean
 terret_command_executor_real_prepare_run (TerretCommandExecutor  *self,
                                           TerretRequest          *request,

@@ -87,4 +87,10 @@ gboolean terret_command_executor_append_shell_command (TerretCommandExecutor  *s
                                                        GPtrArray              *argv,
                                                        GError                **error);
 
+TERRET_AVAILABLE_IN_0_2
+char   **terret_command_executor_dup_environ          (TerretCommandExecutor  *self,
+                                                       TerretRequest          *request,
+                                                       gboolean                inherit,
+                                                       GError                **error);
+
 G_END_DECLS

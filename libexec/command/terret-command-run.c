@@ -875,15 +875,6 @@ _terret_command_run_spawn (CommandRun        *run,
   run->far = _terret_launcher_link_is_far (launcher_link);
   if (cwd == NULL)
     cwd = run->plan->settings->cwd;
-  /* A far side's directories are not this host's: one that is not there
-   * fails the spawn, naming it. */
-  if (cwd != NULL && !_terret_launcher_link_is_far (launcher_link) &&
-      !g_file_test (cwd, G_FILE_TEST_IS_DIR))
-    {
-      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
-                   "The working directory “%s” is not a directory", cwd);
-      return FALSE;
-    }
 
   /* The full-output files, one per stream, before anything runs. */
   for (guint i = 0; i < G_N_ELEMENTS (run->streams); i++)
@@ -927,6 +918,19 @@ _terret_command_run_spawn (CommandRun        *run,
   if (!run->funcs->prepare (run->owner, run->request, launcher, argv, error))
     return FALSE;
   g_ptr_array_add (argv, NULL);
+
+  /* The directory the process starts in here, once prepare_run has
+   * moved it into a client's command line if the command runs elsewhere;
+   * a far side's directories are not this host's: one that is not there
+   * fails the spawn, naming it. */
+  cwd = terret_launcher_get_cwd (launcher);
+  if (cwd != NULL && !_terret_launcher_link_is_far (launcher_link) &&
+      !g_file_test (cwd, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
+                   "The working directory “%s” is not a directory", cwd);
+      return FALSE;
+    }
 
   run->process = terret_launcher_spawn (launcher, (const char * const *)argv->pdata, error);
   if (run->process == NULL)

@@ -395,8 +395,13 @@ run_start_shell (TerretShellRun *run)
       if (error->domain != TERRET_EXEC_ERROR || error->code != TERRET_EXEC_ERROR_INVALID_CONFIG)
         {
           g_autoptr(GError) failed = g_steal_pointer (&error);
+          /* A far side without its launcher stays that, for the backend
+           * that asked (terret_far_side_set_probe()). */
+          gboolean no_launcher = g_error_matches (failed, TERRET_EXEC_ERROR,
+                                                  TERRET_EXEC_ERROR_NO_LAUNCHER);
 
-          g_set_error (&error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE,
+          g_set_error (&error, TERRET_EXEC_ERROR,
+                       no_launcher ? TERRET_EXEC_ERROR_NO_LAUNCHER : TERRET_EXEC_ERROR_UNAVAILABLE,
                        "Could not start the shell: %s", failed->message);
         }
       _terret_shell_run_return (run, NULL, g_steal_pointer (&error));

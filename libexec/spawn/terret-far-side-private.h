@@ -12,6 +12,7 @@ G_BEGIN_DECLS
 const char         *_terret_far_side_get_name    (TerretFarSide *self);
 const char * const *_terret_far_side_get_argv    (TerretFarSide *self);
 const char * const *_terret_far_side_get_install (TerretFarSide *self);
+const char * const *_terret_far_side_get_probe   (TerretFarSide *self);
 double              _terret_far_side_get_timeout (TerretFarSide *self);
 char               *_terret_far_side_dup_key     (TerretFarSide *self);
 

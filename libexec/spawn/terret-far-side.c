@@ -61,6 +61,7 @@ struct _TerretFarSide
   char *name;                   /* (owned) */
   GStrv argv;                   /* (owned) */
   GStrv install;                /* (owned) (nullable) */
+  GStrv probe;                  /* (owned) (nullable) */
   double timeout;
 };
 
@@ -76,6 +77,7 @@ terret_far_side_finalize (GObject *object)
   g_clear_pointer (&self->name, g_free);
   g_clear_pointer (&self->argv, g_strfreev);
   g_clear_pointer (&self->install, g_strfreev);
+  g_clear_pointer (&self->probe, g_strfreev);
 
   G_OBJECT_CLASS (terret_far_side_parent_class)->finalize (object);
 }
@@ -144,6 +146,36 @@ terret_far_side_set_install (TerretFarSide      *self,
 
   g_strfreev (self->install);
   self->install = g_strdupv ((char **)argv);
+}
+
+/**
+ * terret_far_side_set_probe:
+ * @self: a far side
+ * @argv: (array zero-terminated=1) (nullable): a command that runs
+ *   something trivial on the far side without the launcher, such as
+ *   `podman exec CONTAINER bash -c :`, or %NULL
+ *
+ * Sets what is run when the launcher could not be put in place on the
+ * far side (its copy failed) or could not run there (a `noexec` mount),
+ * to tell that apart from a far side that runs nothing at all (a stopped
+ * container). When @argv exits with status 0 in the far side's timeout,
+ * the run fails with %TERRET_EXEC_ERROR_NO_LAUNCHER, saying why the
+ * launcher is not there in the engine's words, instead of
+ * %TERRET_EXEC_ERROR_UNAVAILABLE: a backend that sets a probe can then
+ * run commands there its own way, and must say what no longer holds. A
+ * far side that does not answer in time is unavailable, probe or not.
+ *
+ * Since: 0.2
+ */
+void
+terret_far_side_set_probe (TerretFarSide      *self,
+                           const char * const *argv)
+{
+  g_return_if_fail (TERRET_IS_FAR_SIDE (self));
+  g_return_if_fail (argv == NULL || argv[0] != NULL);
+
+  g_strfreev (self->probe);
+  self->probe = g_strdupv ((char **)argv);
 }
 
 /**
@@ -232,6 +264,12 @@ _terret_far_side_get_install (TerretFarSide *self)
   return (const char * const *)self->install;
 }
 
+const char * const *
+_terret_far_side_get_probe (TerretFarSide *self)
+{
+  return (const char * const *)self->probe;
+}
+
 double
 _terret_far_side_get_timeout (TerretFarSide *self)
 {
@@ -245,6 +283,8 @@ _terret_far_side_dup_key (TerretFarSide *self)
   g_autofree char *argv = g_strjoinv ("\x1f", self->argv);
   g_autofree char *install = self->install != NULL ? g_strjoinv ("\x1f", self->install)
                                                    : g_strdup ("");
+  g_autofree char *probe = self->probe != NULL ? g_strjoinv ("\x1f", self->probe) : g_strdup ("");
 
-  return g_strdup_printf ("far\x1e%s\x1e%s\x1e%s\x1e%g", self->name, argv, install, self->timeout);
+  return g_strdup_printf ("far\x1e%s\x1e%s\x1e%s\x1e%s\x1e%g", self->name, argv, install, probe,
+                          self->timeout);
 }

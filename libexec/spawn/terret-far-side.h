@@ -27,6 +27,9 @@ TERRET_AVAILABLE_IN_0_2
 void           terret_far_side_set_install     (TerretFarSide       *self,
                                                 const char * const  *argv);
 TERRET_AVAILABLE_IN_0_2
+void           terret_far_side_set_probe       (TerretFarSide       *self,
+                                                const char * const  *argv);
+TERRET_AVAILABLE_IN_0_2
 void           terret_far_side_set_timeout     (TerretFarSide       *self,
                                                 double               seconds);
 TERRET_AVAILABLE_IN_0_2

@@ -270,6 +270,7 @@ link_start_far (TerretLauncherLink  *self,
   const char *program = _terret_launcher_program ();
   const char * const *far = _terret_far_side_get_argv (self->far);
   const char * const *install = _terret_far_side_get_install (self->far);
+  const char * const *probe = _terret_far_side_get_probe (self->far);
   double timeout = _terret_far_side_get_timeout (self->far);
   g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
   struct pollfd pfd = { -1, POLLIN, 0 };
@@ -279,6 +280,7 @@ link_start_far (TerretLauncherLink  *self,
   sigset_t all, none;
   int pair[2];
   int said;
+  int status = 0;
   pid_t pid;
   ssize_t n = -1;
   int ret;
@@ -295,6 +297,13 @@ link_start_far (TerretLauncherLink  *self,
       g_ptr_array_add (argv, g_strdup_printf ("%u", g_strv_length ((char **)install)));
       for (guint i = 0; install[i] != NULL; i++)
         g_ptr_array_add (argv, g_strdup (install[i]));
+    }
+  if (probe != NULL)
+    {
+      g_ptr_array_add (argv, g_strdup ("--probe"));
+      g_ptr_array_add (argv, g_strdup_printf ("%u", g_strv_length ((char **)probe)));
+      for (guint i = 0; probe[i] != NULL; i++)
+        g_ptr_array_add (argv, g_strdup (probe[i]));
     }
   g_ptr_array_add (argv, g_strdup ("--far"));
   g_ptr_array_add (argv, g_strdup_printf ("%u", g_strv_length ((char **)far)));
@@ -369,12 +378,20 @@ link_start_far (TerretLauncherLink  *self,
 
   if (ret == 0)
     kill (self->pid, SIGKILL);
-  link_stop (self);
+  close (self->socket);
+  self->socket = -1;
+  while (waitpid (self->pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  self->pid = 0;
   {
     g_autofree char *words = read_said (said);
+    /* The bridge's own status for a far side that runs commands (its
+     * probe did) but not the launcher (terret-launcher-bridge.c). */
+    gboolean no_launcher = probe != NULL && WIFEXITED (status) && WEXITSTATUS (status) == 3;
 
     close (said);
-    g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE,
+    g_set_error (error, TERRET_EXEC_ERROR,
+                 no_launcher ? TERRET_EXEC_ERROR_NO_LAUNCHER : TERRET_EXEC_ERROR_UNAVAILABLE,
                  "Could not reach %s: %s", _terret_far_side_get_name (self->far),
                  *words != '\0' ? words : "the bridge ended without a word");
   }

@@ -7,6 +7,8 @@
 
 #include <terret-exec.h>
 
+#include "terret-container-config.h"
+
 G_BEGIN_DECLS
 
 #define TERRET_TYPE_CONTAINER_CHANNEL (terret_container_channel_get_type ())
@@ -14,6 +16,6 @@ G_DECLARE_FINAL_TYPE (TerretContainerChannel, terret_container_channel, TERRET, 
                       TerretShellChannel)
 
 void                terret_container_channel_register (GTypeModule *module);
-TerretShellChannel *terret_container_channel_new      (void);
+TerretShellChannel *terret_container_channel_new      (TerretContainerConfig *config);
 
 G_END_DECLS

@@ -38,7 +38,35 @@ struct _TerretContainerConfig
   char *kube_container;         /* (owned) (nullable) */
   char *context;                /* (owned) (nullable) */
   char *kubeconfig;             /* (owned) (nullable) */
+  int launcher;                 /* TerretContainerLauncher */
+
+  /* launcher=auto found the launcher cannot be there: why, in the
+   * engine's words, and whether a result has said so yet. */
+  char *fallback_why;           /* (owned) (nullable) */
+  gboolean notice_given;
 };
+
+static GType launcher_type;
+
+static const GEnumValue launcher_values[] = {
+  { TERRET_CONTAINER_LAUNCHER_AUTO, "TERRET_CONTAINER_LAUNCHER_AUTO", "auto" },
+  { TERRET_CONTAINER_LAUNCHER_REQUIRED, "TERRET_CONTAINER_LAUNCHER_REQUIRED", "required" },
+  { TERRET_CONTAINER_LAUNCHER_NONE, "TERRET_CONTAINER_LAUNCHER_NONE", "none" },
+  { 0, NULL, NULL },
+};
+
+void
+terret_container_config_register (GTypeModule *module)
+{
+  launcher_type = g_type_module_register_enum (module, "TerretContainerLauncher", launcher_values);
+}
+
+/* What the engine's exec does not do, said wherever containment is none. */
+#define NOT_CONTAINED \
+  "containment none: what a command starts may outlive its run in the container (the " \
+  "engine's exec does not end it when its client goes: moby/moby#35703), and the limit-* " \
+  "settings are refused"
+
 
 /* --- The settings, by name ---------------------------------------------- */
 
@@ -51,6 +79,7 @@ typedef enum
   KIND_STRING,
   KIND_STRV,
   KIND_UINT,
+  KIND_ENUM,
 } Kind;
 
 typedef struct
@@ -88,6 +117,13 @@ static const Setting settings[] = {
     G_STRUCT_OFFSET (TerretContainerConfig, connect_timeout),
     "Seconds reaching the container may take, a disposable one's start and the launcher's copy "
     "included; an engine that does not answer in time is killed" },
+  { "launcher", PODMAN | DOCKER, KIND_ENUM, G_STRUCT_OFFSET (TerretContainerConfig, launcher),
+    "For a running container: auto (the launcher; where it cannot be copied in or cannot run "
+    "there, plain bash through the engine's exec, said in the containment and the first "
+    "result), required (the launcher, else unavailable) or none (plain bash through the "
+    "engine's exec: what a command starts may outlive its run; limit-* refused). A disposable "
+    "container always has the launcher (read-only, needs no writable place): auto is required "
+    "there, none is refused" },
   { "namespace", KUBERNETES, KIND_STRING, G_STRUCT_OFFSET (TerretContainerConfig, namespace),
     "The pod's namespace (unset: the context's)" },
   { "kube-container", KUBERNETES, KIND_STRING, G_STRUCT_OFFSET (TerretContainerConfig, kube_container),
@@ -144,6 +180,7 @@ terret_container_config_unref (TerretContainerConfig *self)
   g_free (self->kube_container);
   g_free (self->context);
   g_free (self->kubeconfig);
+  g_free (self->fallback_why);
   g_mutex_clear (&self->mutex);
   g_free (self);
 }
@@ -189,6 +226,8 @@ terret_container_config_get (TerretContainerConfig *self,
     g_value_set_string (value, *(char **)field);
   else if (setting->kind == KIND_STRV)
     g_value_set_boxed (value, *(char ***)field);
+  else if (setting->kind == KIND_ENUM)
+    g_value_set_enum (value, *(int *)field);
   else
     g_value_set_uint (value, *(guint *)field);
   g_mutex_unlock (&self->mutex);
@@ -229,6 +268,11 @@ terret_container_config_set (TerretContainerConfig *self,
       g_strfreev (*(char ***)field);
       *(char ***)field = words != NULL ? g_strdupv (words) : g_new0 (char *, 1);
     }
+  else if (setting->kind == KIND_ENUM)
+    {
+      *changed = *(int *)field != g_value_get_enum (value);
+      *(int *)field = g_value_get_enum (value);
+    }
   else
     {
       *changed = *(guint *)field != g_value_get_uint (value);
@@ -259,6 +303,9 @@ terret_container_config_install_properties (GObjectClass          *klass,
                                      ? DEFAULT_LAUNCHER_DIR : NULL, flags);
       else if (setting->kind == KIND_STRV)
         pspec = g_param_spec_boxed (setting->name, NULL, setting->blurb, G_TYPE_STRV, flags);
+      else if (setting->kind == KIND_ENUM)
+        pspec = g_param_spec_enum (setting->name, NULL, setting->blurb, launcher_type,
+                                   TERRET_CONTAINER_LAUNCHER_AUTO, flags);
       else
         pspec = g_param_spec_uint (setting->name, NULL, setting->blurb, 1, 3600,
                                    DEFAULT_CONNECT_TIMEOUT, flags);
@@ -325,6 +372,11 @@ terret_container_config_check (TerretContainerConfig  *self,
     invalid (error, "kube-container", self->kube_container, "not a container's name");
   else if (!g_path_is_absolute (self->launcher_dir))
     invalid (error, "launcher-dir", self->launcher_dir, "not an absolute path");
+  else if (self->image != NULL && self->launcher == TERRET_CONTAINER_LAUNCHER_NONE)
+    g_set_error_literal (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG,
+                         "launcher=none is for a running container (container): a disposable "
+                         "one (image) has the launcher as its first process, bind-mounted "
+                         "read-only, and needs no writable place for it");
   else
     ok = TRUE;
   engine_path = g_strdup (self->engine_path != NULL ? self->engine_path : engine_name);
@@ -420,6 +472,7 @@ terret_container_config_far_side (TerretContainerConfig        *self,
 {
   g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) install = NULL;
+  g_autoptr(GPtrArray) probe = NULL;
   g_autofree char *name = NULL;
   g_autofree char *far_path = NULL;
   g_auto(GStrv) far_argv = NULL;
@@ -429,6 +482,9 @@ terret_container_config_far_side (TerretContainerConfig        *self,
   const char *engine_name = terret_container_config_get_engine_name (self);
 
   if (!terret_container_config_check (self, error))
+    return NULL;
+  /* None: the shells and commands run here, as the engine's exec. */
+  if (terret_container_config_is_direct (self))
     return NULL;
 
   g_mutex_lock (&self->mutex);
@@ -531,6 +587,20 @@ terret_container_config_far_side (TerretContainerConfig        *self,
           add (install, terret_far_side_get_launcher ());
           g_ptr_array_add (install, g_strdup_printf ("%s:%s", self->container, far_path));
           name = g_strdup_printf ("container “%s” (%s)", self->container, engine_name);
+
+          /* With auto, a launcher that cannot be copied in or run is
+           * told apart from a container that runs nothing (stopped): the
+           * shell that would run without it answers. */
+          if (self->launcher == TERRET_CONTAINER_LAUNCHER_AUTO)
+            {
+              probe = g_ptr_array_new_with_free_func (g_free);
+              add (probe, self->engine_path != NULL ? self->engine_path : engine_name);
+              add (probe, "exec");
+              add (probe, self->container);
+              add (probe, policy->shell != NULL ? policy->shell : "bash");
+              add (probe, "-c");
+              add (probe, ":");
+            }
         }
       add (argv, far_path);
       add (argv, "--serve");
@@ -544,11 +614,27 @@ terret_container_config_far_side (TerretContainerConfig        *self,
       install_argv = finish (g_steal_pointer (&install));
       terret_far_side_set_install (far, (const char * const *)install_argv);
     }
+  if (probe != NULL)
+    {
+      g_auto(GStrv) probe_argv = finish (g_steal_pointer (&probe));
+
+      terret_far_side_set_probe (far, (const char * const *)probe_argv);
+    }
   terret_far_side_set_timeout (far, timeout);
   return far;
 }
 
 /* --- Describing --------------------------------------------------------- */
+
+/* Plain bash through the engine's exec: launcher=none, or auto once it
+ * fell back (a later required is the launcher again, or unavailable). */
+static gboolean
+is_direct_locked (TerretContainerConfig *self)
+{
+  return self->image == NULL && self->engine != TERRET_CONTAINER_KUBERNETES &&
+         (self->launcher == TERRET_CONTAINER_LAUNCHER_NONE ||
+          (self->launcher == TERRET_CONTAINER_LAUNCHER_AUTO && self->fallback_why != NULL));
+}
 
 /*
  * terret_container_config_describe:
@@ -565,7 +651,34 @@ terret_container_config_describe (TerretContainerConfig *self,
   g_autofree char *ends = NULL;
   g_autofree char *limits = NULL;
 
+  g_autofree char *fallback = NULL;
+
   g_mutex_lock (&self->mutex);
+  if (is_direct_locked (self))
+    {
+      g_autofree char *why = self->launcher == TERRET_CONTAINER_LAUNCHER_AUTO
+        ? g_strdup_printf ("launcher=auto, and the launcher could not be put in place or could "
+                           "not run there: %s", self->fallback_why)
+        : g_strdup ("launcher=none");
+      char *text = g_strdup_printf ("none: plain bash in container “%s” through “%s exec”, "
+                                    "without terret-launcher (%s). What a command starts may "
+                                    "outlive its %s in the container: the engine's exec does not "
+                                    "end it when its client goes (moby/moby#35703). The limit-* "
+                                    "settings are refused: nothing would hold them; network "
+                                    "stays the container's. No sandbox of this host's: the "
+                                    "container is the sandbox.",
+                                    self->container != NULL ? self->container : "(unset)",
+                                    engine_name, why, what);
+
+      g_mutex_unlock (&self->mutex);
+      return text;
+    }
+  if (self->image == NULL && self->engine != TERRET_CONTAINER_KUBERNETES &&
+      self->launcher == TERRET_CONTAINER_LAUNCHER_AUTO)
+    fallback = g_strdup (" With launcher=auto, where the launcher cannot be copied in or cannot "
+                         "run there (a read-only filesystem, a noexec mount), plain bash through "
+                         "the engine's exec instead: containment none, said here and in the "
+                         "first result.");
   if (self->image != NULL)
     {
       where = g_strdup_printf ("in a disposable container of image “%s” (%s run --rm), one per "
@@ -603,5 +716,151 @@ terret_container_config_describe (TerretContainerConfig *self,
 
   return g_strdup_printf ("%s: a child subreaper, so what a command starts, setsid, nohup and "
                           "double-forked jobs included, ends with its %s; %s. %s. No sandbox of "
-                          "this host's: the container is the sandbox.", where, what, ends, limits);
+                          "this host's: the container is the sandbox.%s", where, what, ends, limits,
+                          fallback != NULL ? fallback : "");
+}
+
+/* --- Without the launcher ----------------------------------------------- */
+
+guint
+terret_container_config_get_connect_timeout (TerretContainerConfig *self)
+{
+  guint timeout;
+
+  g_mutex_lock (&self->mutex);
+  timeout = self->connect_timeout;
+  g_mutex_unlock (&self->mutex);
+  return timeout;
+}
+
+gboolean
+terret_container_config_is_direct (TerretContainerConfig *self)
+{
+  gboolean direct;
+
+  g_mutex_lock (&self->mutex);
+  direct = is_direct_locked (self);
+  g_mutex_unlock (&self->mutex);
+  return direct;
+}
+
+/*
+ * terret_container_config_fall_back:
+ * @why: what the launcher's failure was, in the engine's words
+ *
+ * launcher=auto found that the launcher cannot be there: from now on
+ * this executor runs plain bash. Returns FALSE (and changes nothing)
+ * when the setting is not auto.
+ */
+gboolean
+terret_container_config_fall_back (TerretContainerConfig *self,
+                                   const char            *why)
+{
+  gboolean falls_back = FALSE;
+
+  g_mutex_lock (&self->mutex);
+  if (self->image == NULL && self->launcher == TERRET_CONTAINER_LAUNCHER_AUTO)
+    {
+      falls_back = TRUE;
+      if (self->fallback_why == NULL)
+        self->fallback_why = g_strdup (why);
+    }
+  g_mutex_unlock (&self->mutex);
+  return falls_back;
+}
+
+/* The notice for the first result that ran without the launcher after a
+ * fallback, once; NULL otherwise. */
+char *
+terret_container_config_take_notice (TerretContainerConfig *self)
+{
+  char *notice = NULL;
+
+  g_mutex_lock (&self->mutex);
+  if (is_direct_locked (self) && self->launcher == TERRET_CONTAINER_LAUNCHER_AUTO &&
+      !self->notice_given)
+    {
+      self->notice_given = TRUE;
+      notice = g_strdup_printf ("containment none: the launcher could not be put in place in "
+                                "container “%s” or could not run there (%s), so this ran as "
+                                "plain bash through “%s exec” (launcher=auto): what a command "
+                                "starts may outlive its run there",
+                                self->container, self->fallback_why,
+                                terret_container_config_get_engine_name (self));
+    }
+  g_mutex_unlock (&self->mutex);
+  return notice;
+}
+
+/*
+ * terret_container_config_check_limits:
+ *
+ * Without the launcher nothing holds a limit: a limit the caller set is
+ * refused, naming it, rather than run without.
+ */
+gboolean
+terret_container_config_check_limits (TerretContainerConfig  *self,
+                                      TerretLauncher         *launcher,
+                                      GError                **error)
+{
+  g_autoptr(GFlagsClass) limits = g_type_class_ref (TERRET_TYPE_LIMITS);
+
+  for (guint i = 0; i < limits->n_values; i++)
+    {
+      TerretLimits limit = limits->values[i].value;
+      g_autofree char *why = NULL;
+
+      if (limit == TERRET_LIMIT_NONE || terret_launcher_get_limit (launcher, limit) == 0)
+        continue;
+      g_mutex_lock (&self->mutex);
+      why = self->launcher == TERRET_CONTAINER_LAUNCHER_AUTO
+        ? g_strdup_printf ("the launcher could not be put in place or could not run there (%s)",
+                           self->fallback_why)
+        : g_strdup ("launcher=none");
+      g_mutex_unlock (&self->mutex);
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG,
+                   "limit-%s cannot hold in container “%s” without the launcher, and %s: unset "
+                   "it, or run where the launcher can (launcher-dir, a writable place not "
+                   "mounted noexec; or image)", limits->values[i].value_nick, self->container,
+                   why);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/*
+ * terret_container_config_direct_argv:
+ * @terminal: whether the engine gives the command a terminal (-t)
+ * @envp: what is added to the container's environment (never the host's)
+ * @cwd: (nullable): the directory in the container
+ * @command: what runs there
+ *
+ * `ENGINE exec -i [-t] [--env=VAR=VAL]... [--workdir=DIR] CONTAINER
+ * COMMAND...`: the engine's own exec, nothing of terret's in between.
+ */
+char **
+terret_container_config_direct_argv (TerretContainerConfig *self,
+                                     gboolean               terminal,
+                                     const char * const    *envp,
+                                     const char            *cwd,
+                                     const char * const    *command)
+{
+  GPtrArray *argv = g_ptr_array_new ();
+
+  g_mutex_lock (&self->mutex);
+  add (argv, self->engine_path != NULL ? self->engine_path
+             : terret_container_config_get_engine_name (self));
+  add (argv, "exec");
+  add (argv, "-i");
+  if (terminal)
+    add (argv, "-t");
+  for (guint i = 0; envp != NULL && envp[i] != NULL; i++)
+    g_ptr_array_add (argv, g_strdup_printf ("--env=%s", envp[i]));
+  if (cwd != NULL)
+    g_ptr_array_add (argv, g_strdup_printf ("--workdir=%s", cwd));
+  add (argv, self->container);
+  g_mutex_unlock (&self->mutex);
+  for (guint i = 0; command[i] != NULL; i++)
+    add (argv, command[i]);
+  return finish (argv);
 }

@@ -16,6 +16,14 @@ typedef enum
   TERRET_CONTAINER_KUBERNETES,
 } TerretContainerEngine;
 
+/* Whether commands run under the launcher in an existing container. */
+typedef enum
+{
+  TERRET_CONTAINER_LAUNCHER_AUTO,
+  TERRET_CONTAINER_LAUNCHER_REQUIRED,
+  TERRET_CONTAINER_LAUNCHER_NONE,
+} TerretContainerLauncher;
+
 /* The backend's own settings, shared by the executor and its engine
  * object; guarded, since runs start on any thread. */
 typedef struct _TerretContainerConfig TerretContainerConfig;
@@ -26,7 +34,10 @@ typedef struct
   TerretNetwork network;
   guint64 limit_memory;
   guint64 limit_processes;
+  const char *shell;            /* the shell setting, for the fallback's probe */
 } TerretContainerPolicy;
+
+void                   terret_container_config_register (GTypeModule *module);
 
 TerretContainerConfig *terret_container_config_new     (TerretContainerEngine   engine);
 TerretContainerConfig *terret_container_config_ref     (TerretContainerConfig  *self);
@@ -54,6 +65,22 @@ TerretFarSide *terret_container_config_far_side  (TerretContainerConfig        *
                                                   GError                      **error);
 char          *terret_container_config_describe  (TerretContainerConfig        *self,
                                                   gboolean                      session);
+
+/* Plain bash through the engine's exec, without the launcher: with
+ * launcher=none, or once launcher=auto fell back. */
+guint     terret_container_config_get_connect_timeout (TerretContainerConfig *self);
+gboolean  terret_container_config_is_direct      (TerretContainerConfig  *self);
+gboolean  terret_container_config_fall_back      (TerretContainerConfig  *self,
+                                                  const char             *why);
+char     *terret_container_config_take_notice    (TerretContainerConfig  *self);
+gboolean  terret_container_config_check_limits   (TerretContainerConfig  *self,
+                                                  TerretLauncher         *launcher,
+                                                  GError                **error);
+char    **terret_container_config_direct_argv    (TerretContainerConfig  *self,
+                                                  gboolean                terminal,
+                                                  const char * const     *envp,
+                                                  const char             *cwd,
+                                                  const char * const     *command);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TerretContainerConfig, terret_container_config_unref)
 

@@ -104,20 +104,64 @@ typedef TerretResult *(*FinishFunc) (TerretExecutor  *self,
                                      GAsyncResult    *result,
                                      GError         **error);
 
+typedef struct
+{
+  FinishFunc finish;
+  TerretRequest *request;       /* (owned) (nullable) a run's, to run again */
+  guint attempts;
+} Forward;
+
+static void
+forward_free (gpointer data)
+{
+  Forward *forward = data;
+
+  g_clear_object (&forward->request);
+  g_free (forward);
+}
+
 static void
 forward_done (GObject      *source,
               GAsyncResult *result,
               gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
-  FinishFunc finish = (FinishFunc)g_task_get_task_data (task);
+  TerretContainerExecutor *self = g_task_get_source_object (task);
+  Forward *forward = g_task_get_task_data (task);
   GError *error = NULL;
-  TerretResult *outcome = finish (TERRET_EXECUTOR (source), result, &error);
+  TerretResult *outcome = forward->finish (TERRET_EXECUTOR (source), result, &error);
+
+  if (outcome == NULL && g_error_matches (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_NO_LAUNCHER))
+    {
+      /* The container runs commands, not the launcher (launcher=auto
+       * gave its far side a probe): from now on this executor runs plain
+       * bash there, and the run starts again that way. Twice at most: a
+       * run that chose the launcher just before another's fallback finds
+       * it missing once more. */
+      if (terret_container_config_fall_back (self->config, error->message) &&
+          forward->request != NULL && forward->attempts++ < 2)
+        {
+          GCancellable *cancellable = g_task_get_cancellable (task);
+
+          g_clear_error (&error);
+          ENGINE_IFACE (self)->run_async (get_engine (self), forward->request, cancellable,
+                                          forward_done, g_steal_pointer (&task));
+          return;
+        }
+      error->code = TERRET_EXEC_ERROR_UNAVAILABLE;
+    }
 
   if (outcome == NULL)
     g_task_return_error (task, error);
   else
-    g_task_return_pointer (task, outcome, g_object_unref);
+    {
+      g_autofree char *notice = forward->request != NULL
+        ? terret_container_config_take_notice (self->config) : NULL;
+
+      if (notice != NULL)
+        terret_result_add_notice (outcome, notice);
+      g_task_return_pointer (task, outcome, g_object_unref);
+    }
 }
 
 /* The caller's task: its source is this executor, as the caller expects;
@@ -129,13 +173,17 @@ forward_task (TerretContainerExecutor *self,
               GAsyncReadyCallback      callback,
               gpointer                 user_data,
               gpointer                 source_tag,
-              FinishFunc               finish)
+              FinishFunc               finish,
+              TerretRequest           *request)
 {
   GTask *task = g_task_new (self, cancellable, callback, user_data);
+  Forward *forward = g_new0 (Forward, 1);
 
+  forward->finish = finish;
+  forward->request = request != NULL ? g_object_ref (request) : NULL;
   g_task_set_source_tag (task, source_tag);
   g_task_set_check_cancellable (task, FALSE);
-  g_task_set_task_data (task, (gpointer)finish, NULL);
+  g_task_set_task_data (task, forward, forward_free);
   return task;
 }
 
@@ -148,7 +196,7 @@ container_run_async (TerretExecutor      *executor,
 {
   TerretContainerExecutor *self = CONTAINER_EXECUTOR (executor);
   GTask *task = forward_task (self, cancellable, callback, user_data, container_run_async,
-                              ENGINE_IFACE (self)->run_finish);
+                              ENGINE_IFACE (self)->run_finish, request);
 
   ENGINE_IFACE (self)->run_async (get_engine (self), request, cancellable, forward_done, task);
 }
@@ -163,7 +211,7 @@ container_poll_async (TerretExecutor      *executor,
 {
   TerretContainerExecutor *self = CONTAINER_EXECUTOR (executor);
   GTask *task = forward_task (self, cancellable, callback, user_data, container_poll_async,
-                              ENGINE_IFACE (self)->poll_finish);
+                              ENGINE_IFACE (self)->poll_finish, NULL);
 
   ENGINE_IFACE (self)->poll_async (get_engine (self), session, wait, cancellable, forward_done,
                                    task);
@@ -726,6 +774,7 @@ g_io_module_load (GIOModule *module)
   GTypeModule *type_module = G_TYPE_MODULE (module);
 
   mode_type = g_type_module_register_enum (type_module, "TerretContainerMode", mode_values);
+  terret_container_config_register (type_module);
   terret_container_channel_register (type_module);
   terret_container_engines_register (type_module);
   terret_podman_executor_register_type (type_module);

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  *   terret-launcher --socket FD --bridge [--timeout SECONDS]
- *                   [--install N ARG...] --far N ARG...
+ *                   [--install N ARG...] [--probe N ARG...] --far N ARG...
  *
  * To the library it is a launcher like any other: it takes spawn requests
  * with their descriptors on the request socket and speaks for each unit
@@ -21,6 +21,12 @@
  * put in place with the --install command, once, and the --far command
  * run again: so a copy in an existing container is made the first time
  * only.
+ *
+ * When the launcher could not be put in place or could not run there (no
+ * answer without a timeout), the --probe command, if any, tells whether
+ * the far side runs commands at all: if it does, the bridge exits with
+ * BRIDGE_NO_LAUNCHER instead of 1, so the library can tell a launcher
+ * that cannot be there from a far side that cannot be reached.
  *
  * The far side ends with everything it started when the bridge's end of
  * the engine's standard input closes: when the library is gone and with
@@ -55,6 +61,10 @@
  * take to leave (a disposable container is removed meanwhile). */
 #define LEAVING_MSEC 20000
 
+/* The exit status that says: the far side runs commands (its probe did),
+ * only not the launcher. The library reads it (terret-launcher-link.c). */
+#define BRIDGE_NO_LAUNCHER 3
+
 typedef struct
 {
   uint32_t id;
@@ -85,6 +95,7 @@ typedef struct
 typedef struct
 {
   char **install;               /* (nullable) */
+  char **probe;                 /* (nullable) */
   char **far;
   int timeout_msec;
 } Options;
@@ -367,13 +378,17 @@ wait_hello (Bridge *bridge,
     }
 }
 
-/* Runs @argv to its end, its output kept as words. Returns its wait
- * status, or -1. */
+/* Runs @argv to its end, its output kept as words (with @keep_words).
+ * Returns its wait status, or -1 (it could not start, or was killed at
+ * @deadline). */
 static int
-run_install (Bridge  *bridge,
-             char   **argv,
-             int      deadline)
+run_to_end (Bridge  *bridge,
+            char   **argv,
+            int      deadline,
+            int      keep_words)
 {
+  int timed_out = 0;
+
   int in_fd, out_fd, status = -1;
   pid_t pid = start_command (argv, &in_fd, &out_fd, NULL);
 
@@ -390,7 +405,9 @@ run_install (Bridge  *bridge,
       if (left <= 0)
         {
           kill (pid, SIGKILL);
-          add_words (bridge, "the copy did not finish in time\n", 32);
+          timed_out = 1;
+          if (keep_words)
+            add_words (bridge, "the copy did not finish in time\n", 32);
           break;
         }
       if (poll (&pfd, 1, left) <= 0)
@@ -398,17 +415,19 @@ run_install (Bridge  *bridge,
       n = read (out_fd, chunk, sizeof chunk);
       if (n <= 0 && !(n < 0 && errno == EINTR))
         break;
-      if (n > 0)
+      if (n > 0 && keep_words)
         add_words (bridge, chunk, n);
     }
   close (out_fd);
   while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
     ;
-  return status;
+  return timed_out ? -1 : status;
 }
 
 /* Reaches the far launcher, putting it in place first when it is not
- * there. Returns 0, or -1 with the engine's words said on stderr. */
+ * there. Returns 0, or -1 with the engine's words said on stderr, or
+ * BRIDGE_NO_LAUNCHER with them when the probe found that the far side
+ * runs commands all the same. */
 static int
 connect_far (Bridge        *bridge,
              const Options *options)
@@ -446,7 +465,7 @@ connect_far (Bridge        *bridge,
          * there; the copy's say why it could not be put there. */
         bridge->n_words = 0;
         add_words (bridge, copying, strlen (copying));
-        status = run_install (bridge, options->install, deadline);
+        status = run_to_end (bridge, options->install, deadline, 1);
         if (status != 0)
           {
             if (bridge->n_words == strlen (copying) && status > 0 && WIFEXITED (status))
@@ -466,6 +485,11 @@ connect_far (Bridge        *bridge,
     fprintf (stderr, "no answer in %d s\n", options->timeout_msec / 1000);
   else
     {
+      /* Never after a timeout: a slow engine is not a launcher that
+       * cannot run, and what answers late must not be run another way. */
+      int probed = options->probe != NULL &&
+                   run_to_end (bridge, options->probe, deadline, 0) == 0;
+
       /* Its last words, without the trailing blank. */
       while (bridge->n_words > 0 && (bridge->words[bridge->n_words - 1] == '\n' ||
                                      bridge->words[bridge->n_words - 1] == ' '))
@@ -480,6 +504,8 @@ connect_far (Bridge        *bridge,
         }
       else
         fprintf (stderr, "%.*s\n", (int)bridge->n_words, bridge->words);
+      if (probed)
+        return BRIDGE_NO_LAUNCHER;
     }
   return -1;
 }
@@ -809,6 +835,8 @@ parse_options (char    **argv,
         options->timeout_msec = (int)(strtod (*argv++, NULL) * 1000);
       else if (strcmp (option, "--install") == 0 && (options->install = take_argv (&argv)) != NULL)
         ;
+      else if (strcmp (option, "--probe") == 0 && (options->probe = take_argv (&argv)) != NULL)
+        ;
       else if (strcmp (option, "--far") == 0 && (options->far = take_argv (&argv)) != NULL)
         ;
       else
@@ -827,6 +855,7 @@ launcher_bridge_main (int    sock,
   size_t size_pfds = 0;
   sigset_t mask;
   int status = 0;
+  int connected;
 
   bridge.sock = sock;
   bridge.client_err = -1;
@@ -834,7 +863,7 @@ launcher_bridge_main (int    sock,
   if (parse_options (argv, &options) < 0)
     {
       fprintf (stderr, "usage: terret-launcher --socket FD --bridge [--timeout SECONDS] "
-                       "[--install N ARG...] --far N ARG...\n");
+                       "[--install N ARG...] [--probe N ARG...] --far N ARG...\n");
       return 2;
     }
 
@@ -843,11 +872,13 @@ launcher_bridge_main (int    sock,
   sigaddset (&mask, SIGCHLD);
   sigprocmask (SIG_BLOCK, &mask, NULL);
   bridge.sigfd = signalfd (-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-  if (bridge.sigfd < 0 || connect_far (&bridge, &options) < 0)
+  connected = bridge.sigfd < 0 ? -1 : connect_far (&bridge, &options);
+  if (connected != 0)
     {
       free (options.install);
+      free (options.probe);
       free (options.far);
-      return 1;
+      return connected == BRIDGE_NO_LAUNCHER ? BRIDGE_NO_LAUNCHER : 1;
     }
 
   {
@@ -966,6 +997,7 @@ launcher_bridge_main (int    sock,
   free (pfds);
   free (bridge.units);
   free (options.install);
+  free (options.probe);
   free (options.far);
   return status;
 }

@@ -198,6 +198,46 @@ reap (UnitSet *units)
     launcher_kill_strays (units->pids, units->len);
 }
 
+/* terret-launcher --outlast PROGRAM [ARG...]: runs PROGRAM and ends,
+ * as it did, only once everything it started has ended on its own. For
+ * a client whose helper finishes its work just after the client exits
+ * (podman's conmon, after its exec): the unit this runs in would
+ * otherwise find the helper there and kill it. Nothing is killed here:
+ * whatever ends this unit ends them all. */
+static int
+outlast_main (char **argv)
+{
+  int program_status = 0;
+  pid_t program, pid;
+  int status;
+
+  if (argv[0] == NULL)
+    {
+      fprintf (stderr, "terret-launcher: --outlast needs a program to run\n");
+      return 2;
+    }
+  /* Its orphans come here, to be waited for. */
+  prctl (PR_SET_CHILD_SUBREAPER, 1);
+  program = fork ();
+  if (program < 0)
+    {
+      fprintf (stderr, "terret-launcher: fork: %s\n", strerror (errno));
+      return 127;
+    }
+  if (program == 0)
+    {
+      execvp (argv[0], argv);
+      fprintf (stderr, "terret-launcher: %s: %s\n", argv[0], strerror (errno));
+      _exit (127);
+    }
+  while ((pid = wait (&status)) > 0 || (pid < 0 && errno == EINTR))
+    if (pid == program)
+      program_status = status;
+  if (WIFSIGNALED (program_status))
+    return 128 + WTERMSIG (program_status);
+  return WEXITSTATUS (program_status);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -211,6 +251,8 @@ main (int    argc,
     return launcher_supervise_main (argv + 2);
   if (argc > 1 && strcmp (argv[1], "--serve") == 0)
     return launcher_serve_main (argv + 2);
+  if (argc > 1 && strcmp (argv[1], "--outlast") == 0)
+    return outlast_main (argv + 2);
 
   for (int i = 1; i < argc; i++)
     {
@@ -222,7 +264,7 @@ main (int    argc,
   if (sock < 0)
     {
       fprintf (stderr, "usage: %s --socket FD [--bridge ...] | --supervise PROGRAM [ARG...] | "
-               "--serve\n"
+               "--outlast PROGRAM [ARG...] | --serve\n"
                "The process terret-exec runs commands through; not meant to be run by hand.\n",
                argv[0]);
       return 2;
