@@ -50,6 +50,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "terret-launcher-bridge-options.h"
 #include "terret-launcher-relay.h"
 #include "terret-launcher-unit.h"
 
@@ -91,14 +92,6 @@ typedef struct
   uint32_t next_id;
   int far_lost;
 } Bridge;
-
-typedef struct
-{
-  char **install;               /* (nullable) */
-  char **probe;                 /* (nullable) */
-  char **far;
-  int timeout_msec;
-} Options;
 
 /* --- The engine's words ------------------------------------------------- */
 
@@ -798,53 +791,6 @@ remove_done_units (Bridge *bridge)
 
 /* --- Main --------------------------------------------------------------- */
 
-static char **
-take_argv (char ***argv)
-{
-  char **words;
-  long n;
-
-  if ((*argv)[0] == NULL || (n = strtol ((*argv)[0], NULL, 10)) <= 0)
-    return NULL;
-  words = calloc (n + 1, sizeof (char *));
-  if (words == NULL)
-    abort ();
-  for (long i = 0; i < n; i++)
-    {
-      if ((*argv)[1 + i] == NULL)
-        {
-          free (words);
-          return NULL;
-        }
-      words[i] = (*argv)[1 + i];
-    }
-  *argv += n + 1;
-  return words;
-}
-
-static int
-parse_options (char    **argv,
-               Options  *options)
-{
-  options->timeout_msec = 30 * 1000;
-  while (*argv != NULL)
-    {
-      const char *option = *argv++;
-
-      if (strcmp (option, "--timeout") == 0 && *argv != NULL)
-        options->timeout_msec = (int)(strtod (*argv++, NULL) * 1000);
-      else if (strcmp (option, "--install") == 0 && (options->install = take_argv (&argv)) != NULL)
-        ;
-      else if (strcmp (option, "--probe") == 0 && (options->probe = take_argv (&argv)) != NULL)
-        ;
-      else if (strcmp (option, "--far") == 0 && (options->far = take_argv (&argv)) != NULL)
-        ;
-      else
-        return -1;
-    }
-  return options->far != NULL && options->timeout_msec > 0 ? 0 : -1;
-}
-
 int
 launcher_bridge_main (int    sock,
                       char **argv)
@@ -860,7 +806,7 @@ launcher_bridge_main (int    sock,
   bridge.sock = sock;
   bridge.client_err = -1;
   bridge.peer.in_fd = bridge.peer.out_fd = -1;
-  if (parse_options (argv, &options) < 0)
+  if (bridge_parse_options (argv, &options) < 0)
     {
       fprintf (stderr, "usage: terret-launcher --socket FD --bridge [--timeout SECONDS] "
                        "[--install N ARG...] [--probe N ARG...] --far N ARG...\n");
