@@ -11,6 +11,7 @@
 
 #include "terret-command-executor.h"
 #include "terret-command-run-private.h"
+#include "terret-session-info-private.h"
 #include "terret-sandbox-private.h"
 #include "terret-error.h"
 #include "terret-executor.h"
@@ -588,14 +589,6 @@ terret_command_executor_poll_async (TerretExecutor      *executor,
     _terret_detach_poll (&run->detach, g_steal_pointer (&task), wait, cancellable);
 }
 
-static int
-compare_infos (gconstpointer a,
-               gconstpointer b)
-{
-  return strcmp (terret_session_info_get_key (*(TerretSessionInfo **)a),
-                 terret_session_info_get_key (*(TerretSessionInfo **)b));
-}
-
 /* Runs in flight (a run waits for it, or it was handed back) and ends
  * waiting for a poll. One-shot commands have no idle sessions to show. */
 static void
@@ -624,9 +617,7 @@ terret_command_executor_list_async (TerretExecutor      *executor,
   g_hash_table_iter_init (&iter, priv->parked_infos);
   while (g_hash_table_iter_next (&iter, NULL, &value))
     g_ptr_array_add (infos, g_object_ref (value));
-  g_ptr_array_sort (infos, compare_infos);
-
-  g_task_return_pointer (task, infos, (GDestroyNotify)g_ptr_array_unref);
+  _terret_session_infos_return (task, infos);
 }
 
 static GPtrArray *

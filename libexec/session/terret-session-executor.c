@@ -13,6 +13,7 @@
 #include "terret-executor.h"
 #include "terret-launcher-private.h"
 #include "terret-sandbox-private.h"
+#include "terret-session-info-private.h"
 #include "terret-session-executor.h"
 #include "terret-shell-protocol-private.h"
 #include "terret-shell-session-private.h"
@@ -429,14 +430,6 @@ terret_session_executor_poll_async (TerretExecutor      *executor,
                                     g_steal_pointer (&task));
 }
 
-static int
-compare_infos (gconstpointer a,
-               gconstpointer b)
-{
-  return strcmp (terret_session_info_get_key (*(TerretSessionInfo **)a),
-                 terret_session_info_get_key (*(TerretSessionInfo **)b));
-}
-
 /* Every session of the table, described outside the lock. */
 static void
 terret_session_executor_list_async (TerretExecutor      *executor,
@@ -466,9 +459,7 @@ terret_session_executor_list_async (TerretExecutor      *executor,
   for (guint i = 0; i < sessions->len; i++)
     g_ptr_array_add (infos, _terret_shell_session_describe (g_ptr_array_index (sessions, i),
                                                             named_pids));
-  g_ptr_array_sort (infos, compare_infos);
-
-  g_task_return_pointer (task, infos, (GDestroyNotify)g_ptr_array_unref);
+  _terret_session_infos_return (task, infos);
 }
 
 static GPtrArray *
