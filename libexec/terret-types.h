@@ -109,6 +109,22 @@ typedef enum {
 } TerretTimeoutAction;
 
 /**
+ * TerretEngineMode:
+ * @TERRET_ENGINE_MODE_SESSION: one persistent bash per session key, as
+ *   [class@Terret.SessionExecutor]
+ * @TERRET_ENGINE_MODE_ONESHOT: one process per command, as
+ *   [class@Terret.CommandExecutor]
+ *
+ * How a [class@Terret.Engine] runs commands.
+ *
+ * Since: 0.3
+ */
+typedef enum {
+  TERRET_ENGINE_MODE_SESSION,
+  TERRET_ENGINE_MODE_ONESHOT,
+} TerretEngineMode;
+
+/**
  * TerretLimits:
  * @TERRET_LIMIT_NONE: no limit
  * @TERRET_LIMIT_MEMORY: memory, in bytes, of everything a session or run

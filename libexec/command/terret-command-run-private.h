@@ -54,6 +54,9 @@ typedef struct
   void     (*ended)   (gpointer         owner,
                        CommandRun      *run,
                        TerretResult    *parked);
+  /* Ends what the run's process contains: the engine's stop policy. */
+  void     (*stop)    (gpointer         owner,
+                       TerretProcess   *process);
 } TerretCommandRunFuncs;
 
 typedef struct

@@ -367,7 +367,7 @@ run_finish (CommandRun *run)
     {
       run->kill_sent = TRUE;
       run->anyone_left = run->end == RUN_END_NONE;
-      terret_process_kill (run->process);
+      run->funcs->stop (run->owner, run->process);
     }
   if (run->gone_source == NULL)
     {
@@ -414,7 +414,7 @@ _terret_command_run_stop (CommandRun *run,
   if (!run->kill_sent)
     {
       run->kill_sent = TRUE;
-      terret_process_kill (run->process);
+      run->funcs->stop (run->owner, run->process);
     }
 
   if (run->exited)

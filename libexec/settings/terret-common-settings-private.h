@@ -19,7 +19,7 @@ typedef enum
   TERRET_ENGINE_SESSION,
   TERRET_ENGINE_COMMAND,
   TERRET_N_ENGINES
-} TerretEngine;
+} TerretEngineKind;
 
 #define TERRET_DEFAULT_SHELL "bash"
 
@@ -31,7 +31,7 @@ typedef enum
 typedef struct
 {
   gatomicrefcount ref_count;
-  TerretEngine engine;
+  TerretEngineKind engine;
   double timeout;
   guint64 max_output;
   char *cwd;                    /* (nullable) */
@@ -80,12 +80,12 @@ typedef enum
 /* One shared setting: everything its property, its field, its default
  * and its documentation come from (terret-common-settings.c). Ranges and
  * defaults are read by kind; a default is per engine where they differ
- * (index TerretEngine), else the same in both slots. */
+ * (index TerretEngineKind), else the same in both slots. */
 typedef struct
 {
   const char *name;
   TerretSettingKind kind;
-  guint engines;                /* 1 << TerretEngine of each engine that has it */
+  guint engines;                /* 1 << TerretEngineKind of each engine that has it */
   gsize offset;                 /* of its field in TerretSettings */
   const char *blurb[TERRET_N_ENGINES]; /* [COMMAND] NULL: as [SESSION] */
   const char *doc;              /* (nullable) more for the API reference */
@@ -111,8 +111,11 @@ typedef struct
 
 const TerretSettingDef *_terret_settings_get_defs    (guint                *n_defs);
 void            _terret_settings_install        (GObjectClass         *klass,
-                                                 TerretEngine          engine);
+                                                 TerretEngineKind          engine);
 
+guint           _terret_settings_find           (const char           *name);
+void            _terret_settings_init_value     (guint                 prop_id,
+                                                 GValue               *value);
 TerretSettings *_terret_settings_ref            (TerretSettings       *settings);
 void            _terret_settings_unref          (TerretSettings       *settings);
 char          **_terret_settings_build_environ  (const TerretSettings *settings,
@@ -136,7 +139,7 @@ typedef struct
 } TerretSettingsStore;
 
 void            _terret_settings_store_init     (TerretSettingsStore  *store,
-                                                 TerretEngine          engine);
+                                                 TerretEngineKind          engine);
 void            _terret_settings_store_clear    (TerretSettingsStore  *store);
 TerretSettings *_terret_settings_store_snapshot (TerretSettingsStore  *store);
 void            _terret_settings_store_get      (TerretSettingsStore  *store,

@@ -306,14 +306,14 @@ _terret_settings_get_defs (guint *n_defs)
 
 static const char *
 def_blurb (const TerretSettingDef *def,
-           TerretEngine            engine)
+           TerretEngineKind            engine)
 {
   return def->blurb[engine] != NULL ? def->blurb[engine] : def->blurb[TERRET_ENGINE_SESSION];
 }
 
 static GParamSpec *
 new_param_spec (const TerretSettingDef *def,
-                TerretEngine            engine)
+                TerretEngineKind            engine)
 {
   const GParamFlags flags = (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   const char *blurb = def_blurb (def, engine);
@@ -348,11 +348,51 @@ new_param_spec (const TerretSettingDef *def,
  */
 void
 _terret_settings_install (GObjectClass *klass,
-                          TerretEngine  engine)
+                          TerretEngineKind  engine)
 {
   for (guint i = 0; i < G_N_ELEMENTS (defs); i++)
     if (defs[i].engines & TERRET_SETTING_ENGINE (engine))
       g_object_class_install_property (klass, i + 1, new_param_spec (&defs[i], engine));
+}
+
+/*
+ * _terret_settings_find:
+ *
+ * The property id (row + 1) of the shared setting @name, or 0.
+ */
+guint
+_terret_settings_find (const char *name)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (defs); i++)
+    if (strcmp (defs[i].name, name) == 0)
+      return i + 1;
+  return 0;
+}
+
+/*
+ * _terret_settings_init_value:
+ *
+ * Initializes @value to the type of the setting with @prop_id.
+ */
+void
+_terret_settings_init_value (guint   prop_id,
+                             GValue *value)
+{
+  const TerretSettingDef *def = &defs[prop_id - 1];
+  static const GType types[] = {
+    [TERRET_SETTING_DOUBLE] = G_TYPE_DOUBLE,
+    [TERRET_SETTING_UINT64] = G_TYPE_UINT64,
+    [TERRET_SETTING_BOOLEAN] = G_TYPE_BOOLEAN,
+    [TERRET_SETTING_STRING] = G_TYPE_STRING,
+  };
+
+  g_assert (prop_id >= 1 && prop_id <= G_N_ELEMENTS (defs));
+  if (def->kind == TERRET_SETTING_STRV)
+    g_value_init (value, G_TYPE_STRV);
+  else if (def->kind == TERRET_SETTING_ENUM)
+    g_value_init (value, def->enum_type ());
+  else
+    g_value_init (value, types[def->kind]);
 }
 
 /* --- Snapshots --------------------------------------------------------- */
@@ -365,7 +405,7 @@ field_of (const TerretSettings   *settings,
 }
 
 static TerretSettings *
-settings_new_defaults (TerretEngine engine)
+settings_new_defaults (TerretEngineKind engine)
 {
   TerretSettings *settings = g_new0 (TerretSettings, 1);
 
@@ -452,7 +492,7 @@ _terret_settings_unref (TerretSettings *settings)
 
 void
 _terret_settings_store_init (TerretSettingsStore *store,
-                             TerretEngine         engine)
+                             TerretEngineKind         engine)
 {
   g_mutex_init (&store->mutex);
   store->current = settings_new_defaults (engine);

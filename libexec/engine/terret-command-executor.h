@@ -11,6 +11,7 @@
 
 #include <gio/gio.h>
 
+#include "terret-engine.h"
 #include "terret-far-side.h"
 #include "terret-launcher.h"
 #include "terret-request.h"
@@ -22,11 +23,12 @@ G_BEGIN_DECLS
 #define TERRET_TYPE_COMMAND_EXECUTOR (terret_command_executor_get_type ())
 
 TERRET_AVAILABLE_IN_0_2
-G_DECLARE_DERIVABLE_TYPE (TerretCommandExecutor, terret_command_executor, TERRET, COMMAND_EXECUTOR, GObject)
+G_DECLARE_DERIVABLE_TYPE (TerretCommandExecutor, terret_command_executor, TERRET, COMMAND_EXECUTOR, TerretEngine)
 
 /**
  * TerretCommandExecutorClass:
- * @parent_class: the parent class
+ * @parent_class: the parent class (a [class@Terret.Engine] in
+ *   %TERRET_ENGINE_MODE_ONESHOT since 0.3)
  * @get_capabilities: what the backend offers. The default returns
  *   %TERRET_CAPABILITY_RUNS_COMMANDS, %TERRET_CAPABILITY_SEPARATE_STDERR,
  *   %TERRET_CAPABILITY_REQUEST_CWD, %TERRET_CAPABILITY_REQUEST_ENV,
@@ -61,7 +63,7 @@ G_DECLARE_DERIVABLE_TYPE (TerretCommandExecutor, terret_command_executor, TERRET
  */
 struct _TerretCommandExecutorClass
 {
-  GObjectClass parent_class;
+  TerretEngineClass parent_class;
 
   TerretCapabilities  (*get_capabilities) (TerretCommandExecutor  *self);
   gboolean            (*check_available)  (TerretCommandExecutor  *self,

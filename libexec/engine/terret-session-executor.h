@@ -11,6 +11,7 @@
 
 #include <gio/gio.h>
 
+#include "terret-engine.h"
 #include "terret-far-side.h"
 #include "terret-launcher.h"
 #include "terret-result.h"
@@ -23,11 +24,12 @@ G_BEGIN_DECLS
 #define TERRET_TYPE_SESSION_EXECUTOR (terret_session_executor_get_type ())
 
 TERRET_AVAILABLE_IN_0_1
-G_DECLARE_DERIVABLE_TYPE (TerretSessionExecutor, terret_session_executor, TERRET, SESSION_EXECUTOR, GObject)
+G_DECLARE_DERIVABLE_TYPE (TerretSessionExecutor, terret_session_executor, TERRET, SESSION_EXECUTOR, TerretEngine)
 
 /**
  * TerretSessionExecutorClass:
- * @parent_class: the parent class
+ * @parent_class: the parent class (a [class@Terret.Engine] in
+ *   %TERRET_ENGINE_MODE_SESSION since 0.3)
  * @create_channel: create the (not yet spawned) channel that will carry
  *   the shell of the session @session_key. Called without any lock held,
  *   once per session key, when its first run arrives; the channel is
@@ -81,7 +83,7 @@ G_DECLARE_DERIVABLE_TYPE (TerretSessionExecutor, terret_session_executor, TERRET
  */
 struct _TerretSessionExecutorClass
 {
-  GObjectClass parent_class;
+  TerretEngineClass parent_class;
 
   TerretShellChannel *(*create_channel)   (TerretSessionExecutor  *self,
                                            const char             *session_key,

@@ -1,0 +1,802 @@
+/* terret-engine.c: the engine core, under both ways of running commands
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include "config.h"
+
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "terret-engine-private.h"
+#include "terret-error.h"
+#include "terret-executor.h"
+#include "terret-sandbox-private.h"
+#include "terret-session-info-private.h"
+
+/**
+ * TerretEngine:
+ *
+ * What every backend that runs shells owns, whichever way it runs
+ * commands: the settings (one store, snapshotted when a shell or a run
+ * starts), the launcher processes and the far side, containment and the
+ * environment a process starts with, [iface@Gio.Initable], the ends of
+ * detached commands nobody polled yet, the full-output files of each
+ * session key, listing and closing, and how a run is stopped.
+ *
+ * How commands run is its mode ([enum@Terret.EngineMode]): one
+ * persistent shell per session key (%TERRET_ENGINE_MODE_SESSION, as
+ * [class@Terret.SessionExecutor]) or one process per command
+ * (%TERRET_ENGINE_MODE_ONESHOT, as [class@Terret.CommandExecutor]). A
+ * backend derives from one of those two; one that serves both modes
+ * under one name derives from this class, installs the settings of both
+ * and sets its mode, before g_initable_init(), with
+ * [method@Terret.Engine.set_mode].
+ *
+ * Since: 0.3
+ */
+
+/* Past this, a command is not passed as an argument (the kernel caps one
+ * at 128 KiB) but read by the shell from a descriptor. */
+#define LONG_COMMAND (64 * 1024)
+
+typedef struct
+{
+  TerretSettingsStore settings;
+  guint64 set_explicitly;       /* 1 << row of each setting ever set */
+  TerretEngineMode mode;
+  TerretLauncherLinkPool links; /* one launcher per sandbox policy */
+
+  const TerretEngineStrategy *strategy;
+  gpointer state;               /* (owned) the strategy's */
+
+  /* Guards parked, parked_infos and spools: sessions report from the
+   * thread that ran them. */
+  GMutex mutex;
+  /* The ends of detached commands that no poll collected yet, by session
+   * key; the next poll of the key returns it, the next run drops it. */
+  GHashTable *parked;           /* (owned) (element-type utf8 TerretResult) */
+  /* The same keys: how a list shows each (its command, start, output). */
+  GHashTable *parked_infos;     /* (owned) (element-type utf8 TerretSessionInfo) */
+  /* Full-output files by session key, removed when the key is closed,
+   * but for those a caller took. */
+  GHashTable *spools;           /* (owned) (element-type utf8 GPtrArray<TerretSpool>) */
+} TerretEnginePrivate;
+
+static void executor_iface_init (TerretExecutorInterface *iface);
+static void initable_iface_init (GInitableIface *iface);
+
+G_DEFINE_ABSTRACT_TYPE_WITH_CODE (TerretEngine, terret_engine, G_TYPE_OBJECT,
+                                  G_ADD_PRIVATE (TerretEngine)
+                                  G_IMPLEMENT_INTERFACE (TERRET_TYPE_EXECUTOR, executor_iface_init)
+                                  G_IMPLEMENT_INTERFACE (G_TYPE_INITABLE, initable_iface_init))
+
+#define PRIV(self) ((TerretEnginePrivate *)terret_engine_get_instance_private (self))
+
+/* --- For the strategies ----------------------------------------------- */
+
+TerretSettings *
+_terret_engine_snapshot (TerretEngine *self)
+{
+  return _terret_settings_store_snapshot (&PRIV (self)->settings);
+}
+
+gpointer
+_terret_engine_get_strategy (TerretEngine *self)
+{
+  return PRIV (self)->state;
+}
+
+/* The launcher a process with @settings starts under: on the subclass's
+ * far side, or inside the sandbox they ask for, if any. */
+TerretLauncherLink *
+_terret_engine_get_link (TerretEngine    *self,
+                         TerretSettings  *settings,
+                         GError         **error)
+{
+  TerretEngineClass *klass = TERRET_ENGINE_GET_CLASS (self);
+  g_autoptr(TerretFarSide) far = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  if (klass->get_far_side != NULL &&
+      (far = klass->get_far_side (self, &local_error)) == NULL && local_error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
+  return _terret_sandbox_get_link (settings, &PRIV (self)->links, far, error);
+}
+
+void
+_terret_engine_park (TerretEngine      *self,
+                     const char        *key,
+                     TerretResult      *result,
+                     TerretSessionInfo *info)
+{
+  TerretEnginePrivate *priv = PRIV (self);
+
+  g_mutex_lock (&priv->mutex);
+  g_hash_table_replace (priv->parked, g_strdup (key), g_object_ref (result));
+  g_hash_table_replace (priv->parked_infos, g_strdup (key), info);
+  g_mutex_unlock (&priv->mutex);
+}
+
+TerretResult *
+_terret_engine_take_parked (TerretEngine *self,
+                            const char   *key)
+{
+  TerretEnginePrivate *priv = PRIV (self);
+  g_autofree char *parked_key = NULL;
+  gpointer parked = NULL;
+
+  g_mutex_lock (&priv->mutex);
+  if (g_hash_table_steal_extended (priv->parked, key, (gpointer *)&parked_key, &parked))
+    g_hash_table_remove (priv->parked_infos, key);
+  g_mutex_unlock (&priv->mutex);
+
+  return parked;
+}
+
+/* Removes the files of a closed key, but for those a caller took. */
+static void
+spools_remove (gpointer data)
+{
+  GPtrArray *spools = data;
+
+  for (guint i = 0; i < spools->len; i++)
+    _terret_spool_remove (g_ptr_array_index (spools, i));
+  g_ptr_array_unref (spools);
+}
+
+void
+_terret_engine_keep_spool (TerretEngine *self,
+                           const char   *key,
+                           TerretSpool  *spool)
+{
+  TerretEnginePrivate *priv = PRIV (self);
+  GPtrArray *spools;
+
+  g_mutex_lock (&priv->mutex);
+  spools = g_hash_table_lookup (priv->spools, key);
+  if (spools == NULL)
+    {
+      spools = g_ptr_array_new_with_free_func ((GDestroyNotify) _terret_spool_unref);
+      g_hash_table_insert (priv->spools, g_strdup (key), spools);
+    }
+  g_ptr_array_add (spools, _terret_spool_ref (spool));
+  g_mutex_unlock (&priv->mutex);
+}
+
+/* The stop policy: every stop of a run, a timeout's, a cancellation's,
+ * a close's, ends here. Today it ends everything the run contains at
+ * once. */
+void
+_terret_engine_stop_run (TerretEngine  *self,
+                         TerretProcess *process)
+{
+  terret_process_kill (process);
+}
+
+/* --- TerretExecutor ----------------------------------------------------- */
+
+static TerretCapabilities
+terret_engine_get_capabilities (TerretExecutor *executor)
+{
+  TerretEngine *self = TERRET_ENGINE (executor);
+
+  return TERRET_ENGINE_GET_CLASS (self)->get_capabilities (self);
+}
+
+static TerretCapabilities
+terret_engine_real_get_capabilities (TerretEngine *self)
+{
+  return PRIV (self)->strategy->capabilities;
+}
+
+static void
+terret_engine_run_async (TerretExecutor      *executor,
+                         TerretRequest       *request,
+                         GCancellable        *cancellable,
+                         GAsyncReadyCallback  callback,
+                         gpointer             user_data)
+{
+  TerretEngine *self = TERRET_ENGINE (executor);
+  TerretEnginePrivate *priv = PRIV (self);
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+  g_autoptr(TerretSettings) settings = _terret_engine_snapshot (self);
+
+  g_task_set_source_tag (task, terret_engine_run_async);
+  priv->strategy->run_async (priv->state, request, _terret_run_plan_new (settings, request),
+                             cancellable, task);
+}
+
+static void
+terret_engine_poll_async (TerretExecutor      *executor,
+                          const char          *key,
+                          double               wait,
+                          GCancellable        *cancellable,
+                          GAsyncReadyCallback  callback,
+                          gpointer             user_data)
+{
+  TerretEngine *self = TERRET_ENGINE (executor);
+  TerretEnginePrivate *priv = PRIV (self);
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, terret_engine_poll_async);
+  priv->strategy->poll_async (priv->state, key, wait, cancellable, task);
+}
+
+/* Both finishes: a run's or a poll's task. */
+static TerretResult *
+terret_engine_run_finish (TerretExecutor  *executor,
+                          GAsyncResult    *result,
+                          GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, executor), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+terret_engine_close_session (TerretExecutor *executor,
+                             const char     *key)
+{
+  TerretEngine *self = TERRET_ENGINE (executor);
+  TerretEnginePrivate *priv = PRIV (self);
+  g_autoptr(GPtrArray) spools = g_ptr_array_new_with_free_func (spools_remove);
+  gpointer value = NULL;
+
+  if (priv->state != NULL)
+    priv->strategy->close (priv->state, key);
+
+  /* A closed key starts afresh: an end nobody polled goes too, and so do
+   * its full-output files (removed outside the lock). */
+  g_mutex_lock (&priv->mutex);
+  if (key == NULL)
+    {
+      GHashTableIter iter;
+
+      g_hash_table_remove_all (priv->parked);
+      g_hash_table_remove_all (priv->parked_infos);
+      g_hash_table_iter_init (&iter, priv->spools);
+      while (g_hash_table_iter_next (&iter, NULL, &value))
+        {
+          g_ptr_array_add (spools, value);
+          g_hash_table_iter_steal (&iter);
+        }
+    }
+  else
+    {
+      g_hash_table_remove (priv->parked, key);
+      g_hash_table_remove (priv->parked_infos, key);
+      if (g_hash_table_steal_extended (priv->spools, key, NULL, &value))
+        g_ptr_array_add (spools, value);
+    }
+  g_mutex_unlock (&priv->mutex);
+}
+
+static void
+terret_engine_close_all (TerretExecutor *executor)
+{
+  terret_engine_close_session (executor, NULL);
+}
+
+static GPid
+terret_engine_get_session_pid (TerretExecutor *executor,
+                               const char     *key)
+{
+  TerretEnginePrivate *priv = PRIV (TERRET_ENGINE (executor));
+
+  return priv->strategy->get_pid (priv->state, key);
+}
+
+static gboolean
+terret_engine_send_input (TerretExecutor  *executor,
+                          const char      *key,
+                          GBytes          *data,
+                          GError         **error)
+{
+  TerretEnginePrivate *priv = PRIV (TERRET_ENGINE (executor));
+
+  if (priv->strategy->send_input == NULL)
+    {
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_NOT_SUPPORTED,
+                   "the %s backend cannot take input in mode=oneshot",
+                   terret_executor_get_name (executor));
+      return FALSE;
+    }
+  return priv->strategy->send_input (priv->state, key, data, error);
+}
+
+static gboolean
+terret_engine_interrupt (TerretExecutor  *executor,
+                         const char      *key,
+                         GError         **error)
+{
+  TerretEnginePrivate *priv = PRIV (TERRET_ENGINE (executor));
+
+  return priv->strategy->interrupt (priv->state, key, error);
+}
+
+/* The strategy's keys, then the ends waiting for a poll. */
+static void
+terret_engine_list_async (TerretExecutor      *executor,
+                          GCancellable        *cancellable,
+                          GAsyncReadyCallback  callback,
+                          gpointer             user_data)
+{
+  TerretEngine *self = TERRET_ENGINE (executor);
+  TerretEnginePrivate *priv = PRIV (self);
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  GPtrArray *infos = g_ptr_array_new_with_free_func (g_object_unref);
+  GHashTableIter iter;
+  gpointer value;
+
+  g_task_set_source_tag (task, terret_engine_list_async);
+
+  priv->strategy->list (priv->state, infos);
+  g_mutex_lock (&priv->mutex);
+  g_hash_table_iter_init (&iter, priv->parked_infos);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    g_ptr_array_add (infos, g_object_ref (value));
+  g_mutex_unlock (&priv->mutex);
+  _terret_session_infos_return (task, infos);
+}
+
+static GPtrArray *
+terret_engine_list_finish (TerretExecutor  *executor,
+                           GAsyncResult    *result,
+                           GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, executor), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static char *
+terret_engine_dup_containment (TerretExecutor *executor)
+{
+  TerretEngine *self = TERRET_ENGINE (executor);
+
+  return TERRET_ENGINE_GET_CLASS (self)->describe_containment (self);
+}
+
+static char *
+terret_engine_real_describe_containment (TerretEngine *self)
+{
+  g_autoptr(TerretSettings) settings = _terret_engine_snapshot (self);
+
+  return _terret_sandbox_describe (settings);
+}
+
+static void
+executor_iface_init (TerretExecutorInterface *iface)
+{
+  iface->dup_containment = terret_engine_dup_containment;
+  iface->get_capabilities = terret_engine_get_capabilities;
+  iface->run_async = terret_engine_run_async;
+  iface->run_finish = terret_engine_run_finish;
+  iface->close_session = terret_engine_close_session;
+  iface->close_all = terret_engine_close_all;
+  iface->get_session_pid = terret_engine_get_session_pid;
+  iface->send_input = terret_engine_send_input;
+  iface->interrupt = terret_engine_interrupt;
+  iface->poll_async = terret_engine_poll_async;
+  iface->poll_finish = terret_engine_run_finish;
+  iface->list_async = terret_engine_list_async;
+  iface->list_finish = terret_engine_list_finish;
+}
+
+/* --- GInitable ---------------------------------------------------------- */
+
+static gboolean
+terret_engine_real_check_available (TerretEngine  *self,
+                                    GCancellable  *cancellable,
+                                    GError       **error)
+{
+  g_autoptr(TerretSettings) settings = NULL;
+  g_autofree char *shell_path = NULL;
+
+  /* A session's shell may be elsewhere (over ssh): its channel knows. */
+  if (PRIV (self)->mode == TERRET_ENGINE_MODE_SESSION)
+    return TRUE;
+
+  settings = _terret_engine_snapshot (self);
+  shell_path = g_find_program_in_path (settings->shell);
+  if (shell_path == NULL)
+    {
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE,
+                   "The shell “%s” was not found in PATH", settings->shell);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+static gboolean
+terret_engine_initable_init (GInitable     *initable,
+                             GCancellable  *cancellable,
+                             GError       **error)
+{
+  TerretEngine *self = TERRET_ENGINE (initable);
+  TerretEngineClass *klass = TERRET_ENGINE_GET_CLASS (self);
+
+  if (klass->check_available == NULL)
+    return TRUE;
+
+  return klass->check_available (self, cancellable, error);
+}
+
+static void
+initable_iface_init (GInitableIface *iface)
+{
+  iface->init = terret_engine_initable_init;
+}
+
+/* --- Public ------------------------------------------------------------- */
+
+/**
+ * terret_engine_set_mode:
+ * @self: an engine
+ * @mode: how it runs commands
+ *
+ * Chooses how @self runs commands, before it is initialized: a backend
+ * that serves both modes under one name calls it when its own mode
+ * setting is set. The settings set so far are kept; those left unset
+ * take the new mode's defaults.
+ *
+ * Since: 0.3
+ */
+void
+terret_engine_set_mode (TerretEngine     *self,
+                        TerretEngineMode  mode)
+{
+  TerretEnginePrivate *priv;
+  TerretSettingsStore store;
+  guint n_defs;
+
+  g_return_if_fail (TERRET_IS_ENGINE (self));
+  g_return_if_fail (mode == TERRET_ENGINE_MODE_SESSION || mode == TERRET_ENGINE_MODE_ONESHOT);
+
+  priv = PRIV (self);
+  if (priv->mode == mode && priv->state != NULL)
+    return;
+
+  if (priv->state != NULL)
+    {
+      priv->strategy->close (priv->state, NULL);
+      g_clear_pointer (&priv->state, priv->strategy->free);
+    }
+  priv->strategy = mode == TERRET_ENGINE_MODE_SESSION ? &_terret_engine_session_strategy
+                                                      : &_terret_engine_command_strategy;
+  priv->state = priv->strategy->new (self);
+
+  if (priv->mode == mode)
+    return;
+
+  /* The settings again under the new mode's defaults, but for those set. */
+  _terret_settings_store_init (&store, (TerretEngineKind)mode);
+  _terret_settings_get_defs (&n_defs);
+  for (guint i = 0; i < n_defs && i < 64; i++)
+    if (priv->set_explicitly & (G_GUINT64_CONSTANT (1) << i))
+      {
+        g_auto(GValue) value = G_VALUE_INIT;
+
+        _terret_settings_init_value (i + 1, &value);
+        _terret_settings_store_get (&priv->settings, i + 1, &value);
+        _terret_settings_store_set (&store, i + 1, &value);
+      }
+  _terret_settings_store_clear (&priv->settings);
+  priv->settings = store;
+  priv->mode = mode;
+}
+
+/**
+ * terret_engine_get_mode:
+ * @self: an engine
+ *
+ * Gets how @self runs commands.
+ *
+ * Returns: the mode
+ *
+ * Since: 0.3
+ */
+TerretEngineMode
+terret_engine_get_mode (TerretEngine *self)
+{
+  g_return_val_if_fail (TERRET_IS_ENGINE (self), TERRET_ENGINE_MODE_SESSION);
+
+  return PRIV (self)->mode;
+}
+
+/**
+ * terret_engine_dup_environ:
+ * @self: an engine
+ * @request: (nullable): a run's request, in %TERRET_ENGINE_MODE_ONESHOT
+ * @inherit: whether to start from the host's environment
+ * @error: return location for a #GError
+ *
+ * Builds the environment a shell (%TERRET_ENGINE_MODE_SESSION) or a run
+ * of @request (%TERRET_ENGINE_MODE_ONESHOT) starts with under the
+ * current settings: the host's (with @inherit); in a session, the
+ * defaults for a host with nobody at the terminal (`TERM=dumb`,
+ * `PAGER=cat`, `NO_COLOR=1`, ...) and an empty `HISTFILE`; then the env
+ * setting; then the request's own entries. For a backend that runs its
+ * shells elsewhere through a client, without @inherit: the host's
+ * environment means nothing there, and the client, which runs here,
+ * keeps it.
+ *
+ * Returns: (transfer full) (array zero-terminated=1): the environment, or
+ *   %NULL with %TERRET_EXEC_ERROR_INVALID_CONFIG (an entry of the env
+ *   setting) or %TERRET_EXEC_ERROR_INVALID_REQUEST (the request's) when an
+ *   entry is not `VARIABLE=value`
+ *
+ * Since: 0.3
+ */
+char **
+terret_engine_dup_environ (TerretEngine   *self,
+                           TerretRequest  *request,
+                           gboolean        inherit,
+                           GError        **error)
+{
+  g_autoptr(TerretSettings) settings = NULL;
+  static const char * const nothing[] = { NULL };
+
+  g_return_val_if_fail (TERRET_IS_ENGINE (self), NULL);
+  g_return_val_if_fail (request == NULL || TERRET_IS_REQUEST (request), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  settings = _terret_engine_snapshot (self);
+  return _terret_settings_build_environ (settings, inherit ? NULL : nothing,
+                                         request != NULL ? terret_request_get_env (request) : NULL,
+                                         error);
+}
+
+/**
+ * terret_engine_append_shell_command:
+ * @self: an engine
+ * @request: the run's request
+ * @launcher: the run's launcher
+ * @target_fd: the descriptor a long command is read from: 3, or 0 (the
+ *   standard input, which is `/dev/null` again before the command runs)
+ *   for a client that passes only its standard input on
+ * @argv: (element-type filename): the argument vector being built; the
+ *   shell's words are appended
+ * @error: return location for a #GError
+ *
+ * Appends `SHELL -c COMMAND` for @request to @argv, the shell being the
+ * shell setting. A command longer than one argument may be is read by the
+ * shell from @target_fd, given to @launcher, instead. What the default
+ * [vfunc@Terret.Engine.prepare_run] does; a subclass that wraps the shell
+ * in a client appends the shell's words after the client's own.
+ *
+ * Returns: %TRUE on success
+ *
+ * Since: 0.3
+ */
+gboolean
+terret_engine_append_shell_command (TerretEngine    *self,
+                                    TerretRequest   *request,
+                                    TerretLauncher  *launcher,
+                                    int              target_fd,
+                                    GPtrArray       *argv,
+                                    GError         **error)
+{
+  g_autoptr(TerretSettings) settings = NULL;
+  const char *command;
+  gsize len;
+  int fd;
+
+  g_return_val_if_fail (TERRET_IS_ENGINE (self), FALSE);
+  g_return_val_if_fail (TERRET_IS_REQUEST (request), FALSE);
+  g_return_val_if_fail (TERRET_IS_LAUNCHER (launcher), FALSE);
+  g_return_val_if_fail (target_fd == 0 || target_fd == 3, FALSE);
+  g_return_val_if_fail (argv != NULL, FALSE);
+
+  settings = _terret_engine_snapshot (self);
+  command = terret_request_get_command (request);
+  len = strlen (command);
+
+  g_ptr_array_add (argv, g_strdup (settings->shell));
+  g_ptr_array_add (argv, g_strdup ("-c"));
+  if (len <= LONG_COMMAND)
+    {
+      g_ptr_array_add (argv, g_strdup (command));
+      return TRUE;
+    }
+
+  /* A memfd, seekable, so bash's read takes it in blocks; the variable
+   * is gone before the command runs, and so is the descriptor. */
+  fd = memfd_create ("terret-command", MFD_CLOEXEC);
+  if (fd < 0 || write (fd, command, len) != (gssize)len || lseek (fd, 0, SEEK_SET) != 0)
+    {
+      if (fd >= 0)
+        close (fd);
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_FAILED,
+                   "Could not hand the shell a command of %" G_GSIZE_FORMAT " bytes", len);
+      return FALSE;
+    }
+  terret_launcher_take_fd (launcher, fd, target_fd);
+  g_ptr_array_add (argv, g_strdup (target_fd == 3
+                                   ? "IFS= \\builtin read -r -d '' __terret_command <&3; "
+                                     "\\exec 3<&-; "
+                                     "\\builtin eval \"\\builtin unset __terret_command; "
+                                     "$__terret_command\""
+                                   : "IFS= \\builtin read -r -d '' __terret_command; "
+                                     "\\exec 0</dev/null; "
+                                     "\\builtin eval \"\\builtin unset __terret_command; "
+                                     "$__terret_command\""));
+  return TRUE;
+}
+
+static gboolean
+terret_engine_real_prepare_run (TerretEngine    *self,
+                                TerretRequest   *request,
+                                TerretLauncher  *launcher,
+                                GPtrArray       *argv,
+                                GError         **error)
+{
+  return terret_engine_append_shell_command (self, request, launcher, 3, argv, error);
+}
+
+static TerretResult *
+terret_engine_real_explain_outcome (TerretEngine        *self,
+                                    const char          *session_key,
+                                    TerretShellChannel  *channel,
+                                    gboolean             polled,
+                                    TerretResult        *result,
+                                    GError              *failure,
+                                    GError             **error)
+{
+  if (failure != NULL)
+    g_propagate_error (error, failure);
+  return result;
+}
+
+/* --- GObject ------------------------------------------------------------ */
+
+static void
+terret_engine_dispose (GObject *object)
+{
+  TerretEngine *self = TERRET_ENGINE (object);
+
+  /* A persistent shell is a process the host owns, and so is a detached
+   * command nobody polls (runs in flight and polls hold the engine
+   * through their tasks): ended here, so nothing outlives the engine. */
+  if (PRIV (self)->parked != NULL)
+    terret_engine_close_all (TERRET_EXECUTOR (self));
+
+  G_OBJECT_CLASS (terret_engine_parent_class)->dispose (object);
+}
+
+static void
+terret_engine_finalize (GObject *object)
+{
+  TerretEngine *self = TERRET_ENGINE (object);
+  TerretEnginePrivate *priv = PRIV (self);
+
+  if (priv->state != NULL)
+    g_clear_pointer (&priv->state, priv->strategy->free);
+  g_clear_pointer (&priv->parked, g_hash_table_unref);
+  g_clear_pointer (&priv->parked_infos, g_hash_table_unref);
+  g_clear_pointer (&priv->spools, g_hash_table_unref);
+  _terret_launcher_link_pool_clear (&priv->links);
+  _terret_settings_store_clear (&priv->settings);
+  g_mutex_clear (&priv->mutex);
+
+  G_OBJECT_CLASS (terret_engine_parent_class)->finalize (object);
+}
+
+/**
+ * terret_engine_get_shared_setting:
+ * @self: an engine
+ * @name: the name of a setting both modes share (`timeout`, `cwd`, ...)
+ * @value: (out caller-allocates): where to store it, initialized to the
+ *   setting's type
+ *
+ * Gets a shared setting. For a subclass that installs the shared
+ * settings under property ids of its own: its get_property hands them
+ * here.
+ *
+ * Since: 0.3
+ */
+void
+terret_engine_get_shared_setting (TerretEngine *self,
+                                  const char   *name,
+                                  GValue       *value)
+{
+  guint id;
+
+  g_return_if_fail (TERRET_IS_ENGINE (self));
+  g_return_if_fail (name != NULL);
+
+  id = _terret_settings_find (name);
+  g_return_if_fail (id != 0);
+  _terret_settings_store_get (&PRIV (self)->settings, id, value);
+}
+
+/**
+ * terret_engine_set_shared_setting:
+ * @self: an engine
+ * @name: the name of a setting both modes share
+ * @value: its new value, of the setting's type
+ *
+ * Sets a shared setting; what already started keeps the value it
+ * started with. For a subclass's set_property, as
+ * [method@Terret.Engine.get_shared_setting].
+ *
+ * Returns: whether the value changed (the caller notifies)
+ *
+ * Since: 0.3
+ */
+gboolean
+terret_engine_set_shared_setting (TerretEngine *self,
+                                  const char   *name,
+                                  const GValue *value)
+{
+  TerretEnginePrivate *priv;
+  guint id;
+
+  g_return_val_if_fail (TERRET_IS_ENGINE (self), FALSE);
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  priv = PRIV (self);
+  id = _terret_settings_find (name);
+  g_return_val_if_fail (id != 0, FALSE);
+  if (id <= 64)
+    priv->set_explicitly |= G_GUINT64_CONSTANT (1) << (id - 1);
+  return _terret_settings_store_set (&priv->settings, id, value);
+}
+
+/* The property handlers of a class that installed the shared settings
+ * with _terret_settings_install(). */
+void
+_terret_engine_get_property (GObject    *object,
+                             guint       prop_id,
+                             GValue     *value,
+                             GParamSpec *pspec)
+{
+  terret_engine_get_shared_setting (TERRET_ENGINE (object), g_param_spec_get_name (pspec), value);
+}
+
+void
+_terret_engine_set_property (GObject      *object,
+                             guint         prop_id,
+                             const GValue *value,
+                             GParamSpec   *pspec)
+{
+  if (terret_engine_set_shared_setting (TERRET_ENGINE (object), g_param_spec_get_name (pspec), value))
+    g_object_notify_by_pspec (object, pspec);
+}
+
+static void
+terret_engine_class_init (TerretEngineClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = terret_engine_dispose;
+  object_class->finalize = terret_engine_finalize;
+
+  klass->get_capabilities = terret_engine_real_get_capabilities;
+  klass->check_available = terret_engine_real_check_available;
+  klass->describe_containment = terret_engine_real_describe_containment;
+  klass->explain_outcome = terret_engine_real_explain_outcome;
+  klass->prepare_run = terret_engine_real_prepare_run;
+}
+
+static void
+terret_engine_init (TerretEngine *self)
+{
+  TerretEnginePrivate *priv = PRIV (self);
+
+  g_mutex_init (&priv->mutex);
+  priv->parked = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  priv->parked_infos = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  priv->spools = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, spools_remove);
+  _terret_launcher_link_pool_init (&priv->links);
+  _terret_settings_store_init (&priv->settings, TERRET_ENGINE_SESSION);
+  priv->mode = TERRET_ENGINE_MODE_SESSION;
+  priv->strategy = &_terret_engine_session_strategy;
+  priv->state = priv->strategy->new (self);
+}
