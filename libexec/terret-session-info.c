@@ -5,9 +5,7 @@
 
 #include "config.h"
 
-#include <string.h>
-
-#include "terret-session-info-private.h"
+#include "terret-session-info.h"
 
 /**
  * TerretSessionInfo:
@@ -204,28 +202,4 @@ terret_session_info_get_output_bytes (TerretSessionInfo *self)
   g_return_val_if_fail (TERRET_IS_SESSION_INFO (self), 0);
 
   return self->output_bytes;
-}
-
-static int
-compare_keys (gconstpointer a,
-              gconstpointer b)
-{
-  return strcmp (terret_session_info_get_key (*(TerretSessionInfo **)a),
-                 terret_session_info_get_key (*(TerretSessionInfo **)b));
-}
-
-/*
- * _terret_session_infos_return:
- * @task: the list_async task
- * @infos: (transfer full) (element-type TerretSessionInfo): what it found
- *
- * Hands @infos back through @task sorted by key, as every engine's list
- * promises.
- */
-void
-_terret_session_infos_return (GTask     *task,
-                              GPtrArray *infos)
-{
-  g_ptr_array_sort (infos, compare_keys);
-  g_task_return_pointer (task, infos, (GDestroyNotify)g_ptr_array_unref);
 }

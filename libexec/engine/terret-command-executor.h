@@ -15,8 +15,6 @@
 #include "terret-far-side.h"
 #include "terret-launcher.h"
 #include "terret-request.h"
-#include "terret-types.h"
-#include "terret-version-macros.h"
 
 G_BEGIN_DECLS
 

@@ -119,6 +119,12 @@ get_session (SessionTable  *table,
 
 /* --- The strategy ------------------------------------------------------- */
 
+static void session_poll_async (gpointer       state,
+                                const char    *key,
+                                double         wait,
+                                GCancellable  *cancellable,
+                                GTask         *task_in);
+
 static gpointer
 session_table_new (TerretEngine *engine)
 {
@@ -140,37 +146,28 @@ session_table_free (gpointer data)
   g_free (table);
 }
 
-/* The session's outcome, through the class's explain_outcome; the task's
- * data tells a poll from a run. A hook that fails must say why. */
+/* The session's outcome, handed to the core with the session's channel
+ * (for the class's explain_outcome); the task's tag tells a poll from a
+ * run. */
 static void
 outcome_done (GObject      *object,
               GAsyncResult *result,
               gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
-  TerretEngine *engine = g_task_get_source_object (task);
   TerretShellSession *session = TERRET_SHELL_SESSION (object);
-  gboolean polled = GPOINTER_TO_INT (g_task_get_task_data (task));
   GError *failure = NULL;
-  GError *error = NULL;
-  TerretResult *outcome, *ret;
+  TerretResult *outcome;
 
-  outcome = polled ? _terret_shell_session_poll_finish (session, result, &failure)
-                   : _terret_shell_session_run_finish (session, result, &failure);
-  ret = TERRET_ENGINE_GET_CLASS (engine)->explain_outcome (engine,
-                                                           _terret_shell_session_get_key (session),
-                                                           _terret_shell_session_get_channel (session),
-                                                           polled, outcome, failure, &error);
-  if (ret != NULL)
-    g_task_return_pointer (task, ret, g_object_unref);
+  outcome = g_task_get_source_tag (task) == session_poll_async
+              ? _terret_shell_session_poll_finish (session, result, &failure)
+              : _terret_shell_session_run_finish (session, result, &failure);
+  g_task_set_task_data (task, g_object_ref (_terret_shell_session_get_channel (session)),
+                        g_object_unref);
+  if (outcome != NULL)
+    g_task_return_pointer (task, outcome, g_object_unref);
   else
-    {
-      if (error == NULL)
-        g_set_error (&error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_FAILED,
-                     "The %s backend failed the %s without an error", G_OBJECT_TYPE_NAME (engine),
-                     polled ? "poll" : "run");
-      g_task_return_error (task, error);
-    }
+    g_task_return_error (task, failure);
 }
 
 static void
@@ -199,7 +196,7 @@ session_run_async (gpointer        state,
       return;
     }
 
-  g_task_set_task_data (task, GINT_TO_POINTER (FALSE), NULL);
+  g_task_set_source_tag (task, session_run_async);
   _terret_shell_session_run_async (session, request, g_steal_pointer (&owned_plan),
                                    cancellable, outcome_done, g_steal_pointer (&task));
 }
@@ -221,7 +218,7 @@ session_poll_async (gpointer       state,
       return;
     }
 
-  g_task_set_task_data (task, GINT_TO_POINTER (TRUE), NULL);
+  g_task_set_source_tag (task, session_poll_async);
   _terret_shell_session_poll_async (session, wait, cancellable, outcome_done,
                                     g_steal_pointer (&task));
 }

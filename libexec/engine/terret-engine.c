@@ -6,14 +6,11 @@
 #include "config.h"
 
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "terret-engine-private.h"
 #include "terret-error.h"
 #include "terret-executor.h"
 #include "terret-sandbox-private.h"
-#include "terret-session-info-private.h"
 
 /**
  * TerretEngine:
@@ -36,10 +33,6 @@
  *
  * Since: 0.3
  */
-
-/* Past this, a command is not passed as an argument (the kernel caps one
- * at 128 KiB) but read by the shell from a descriptor. */
-#define LONG_COMMAND (64 * 1024)
 
 typedef struct
 {
@@ -194,6 +187,126 @@ terret_engine_real_get_capabilities (TerretEngine *self)
   return PRIV (self)->strategy->capabilities;
 }
 
+/* A run or a poll under way: the caller's task holds it while the
+ * strategy's own task runs it. */
+typedef struct
+{
+  TerretRequest *request;       /* (owned) (nullable) a run's, to run again */
+  char *key;                    /* (owned) */
+  gboolean polled;
+  double wait;
+  guint attempts;
+} Outcome;
+
+static void
+outcome_free (gpointer data)
+{
+  Outcome *outcome = data;
+
+  g_clear_object (&outcome->request);
+  g_free (outcome->key);
+  g_free (outcome);
+}
+
+static void start (TerretEngine *self,
+                   GTask        *task);
+
+/* The strategy's outcome, through the class: run again when the class
+ * changed what runs (twice at most), else explained. A hook that fails
+ * must say why. */
+static void
+outcome_done (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  TerretEngine *self = g_task_get_source_object (task);
+  TerretEngineClass *klass = TERRET_ENGINE_GET_CLASS (self);
+  Outcome *o = g_task_get_task_data (task);
+  TerretShellChannel *channel = g_task_get_task_data (G_TASK (result));
+  GError *failure = NULL;
+  GError *error = NULL;
+  TerretResult *outcome, *ret;
+
+  outcome = g_task_propagate_pointer (G_TASK (result), &failure);
+  if (outcome == NULL && !o->polled && klass->run_again != NULL && o->attempts < 2 &&
+      klass->run_again (self, o->request, failure))
+    {
+      o->attempts++;
+      g_clear_error (&failure);
+      start (self, g_steal_pointer (&task));
+      return;
+    }
+
+  /* A session's run refused before it reached a session (its request,
+   * its channel) has nothing for the class to explain. */
+  if (channel == NULL && PRIV (self)->mode == TERRET_ENGINE_MODE_SESSION)
+    {
+      if (outcome != NULL)
+        g_task_return_pointer (task, outcome, g_object_unref);
+      else
+        g_task_return_error (task, failure);
+      return;
+    }
+
+  ret = klass->explain_outcome (self, o->key, channel, o->polled, outcome, failure, &error);
+  if (ret != NULL)
+    g_task_return_pointer (task, ret, g_object_unref);
+  else
+    {
+      if (error == NULL)
+        g_set_error (&error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_FAILED,
+                     "The %s backend failed the %s without an error", G_OBJECT_TYPE_NAME (self),
+                     o->polled ? "poll" : "run");
+      g_task_return_error (task, error);
+    }
+}
+
+/* Hands the run or the poll of @task to the strategy. */
+static void
+start (TerretEngine *self,
+       GTask        *task)
+{
+  TerretEnginePrivate *priv = PRIV (self);
+  Outcome *o = g_task_get_task_data (task);
+  GCancellable *cancellable = g_task_get_cancellable (task);
+  GTask *inner = g_task_new (self, cancellable, outcome_done, task);
+
+  g_task_set_source_tag (inner, start);
+  if (o->polled)
+    priv->strategy->poll_async (priv->state, o->key, o->wait, cancellable, inner);
+  else
+    {
+      g_autoptr(TerretSettings) settings = _terret_engine_snapshot (self);
+
+      priv->strategy->run_async (priv->state, o->request,
+                                 _terret_run_plan_new (settings, o->request), cancellable, inner);
+    }
+}
+
+static GTask *
+outcome_task (TerretEngine        *self,
+              GCancellable        *cancellable,
+              GAsyncReadyCallback  callback,
+              gpointer             user_data,
+              gpointer             source_tag,
+              TerretRequest       *request,
+              const char          *key)
+{
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+  Outcome *o = g_new0 (Outcome, 1);
+
+  o->request = request != NULL ? g_object_ref (request) : NULL;
+  o->polled = request == NULL;
+  o->key = g_strdup (key);
+  g_task_set_source_tag (task, source_tag);
+  g_task_set_task_data (task, o, outcome_free);
+  /* The strategy decides what a cancellation means for a run that ended
+   * meanwhile, and its outcome stands. */
+  g_task_set_check_cancellable (task, FALSE);
+  return task;
+}
+
 static void
 terret_engine_run_async (TerretExecutor      *executor,
                          TerretRequest       *request,
@@ -202,13 +315,9 @@ terret_engine_run_async (TerretExecutor      *executor,
                          gpointer             user_data)
 {
   TerretEngine *self = TERRET_ENGINE (executor);
-  TerretEnginePrivate *priv = PRIV (self);
-  GTask *task = g_task_new (self, cancellable, callback, user_data);
-  g_autoptr(TerretSettings) settings = _terret_engine_snapshot (self);
 
-  g_task_set_source_tag (task, terret_engine_run_async);
-  priv->strategy->run_async (priv->state, request, _terret_run_plan_new (settings, request),
-                             cancellable, task);
+  start (self, outcome_task (self, cancellable, callback, user_data, terret_engine_run_async,
+                             request, terret_request_get_session (request)));
 }
 
 static void
@@ -220,11 +329,11 @@ terret_engine_poll_async (TerretExecutor      *executor,
                           gpointer             user_data)
 {
   TerretEngine *self = TERRET_ENGINE (executor);
-  TerretEnginePrivate *priv = PRIV (self);
-  GTask *task = g_task_new (self, cancellable, callback, user_data);
+  GTask *task = outcome_task (self, cancellable, callback, user_data, terret_engine_poll_async,
+                              NULL, key);
 
-  g_task_set_source_tag (task, terret_engine_poll_async);
-  priv->strategy->poll_async (priv->state, key, wait, cancellable, task);
+  ((Outcome *)g_task_get_task_data (task))->wait = wait;
+  start (self, task);
 }
 
 /* Both finishes: a run's or a poll's task. */
@@ -288,6 +397,9 @@ terret_engine_get_session_pid (TerretExecutor *executor,
 {
   TerretEnginePrivate *priv = PRIV (TERRET_ENGINE (executor));
 
+  /* A backend without session pids has none that name a process here. */
+  if ((terret_engine_get_capabilities (executor) & TERRET_CAPABILITY_SESSION_PID) == 0)
+    return 0;
   return priv->strategy->get_pid (priv->state, key);
 }
 
@@ -319,7 +431,16 @@ terret_engine_interrupt (TerretExecutor  *executor,
   return priv->strategy->interrupt (priv->state, key, error);
 }
 
-/* The strategy's keys, then the ends waiting for a poll. */
+static int
+compare_keys (gconstpointer a,
+              gconstpointer b)
+{
+  return strcmp (terret_session_info_get_key (*(TerretSessionInfo **)a),
+                 terret_session_info_get_key (*(TerretSessionInfo **)b));
+}
+
+/* The strategy's keys, then the ends waiting for a poll, sorted by key
+ * as every engine's list promises. */
 static void
 terret_engine_list_async (TerretExecutor      *executor,
                           GCancellable        *cancellable,
@@ -341,7 +462,8 @@ terret_engine_list_async (TerretExecutor      *executor,
   while (g_hash_table_iter_next (&iter, NULL, &value))
     g_ptr_array_add (infos, g_object_ref (value));
   g_mutex_unlock (&priv->mutex);
-  _terret_session_infos_return (task, infos);
+  g_ptr_array_sort (infos, compare_keys);
+  g_task_return_pointer (task, g_steal_pointer (&infos), (GDestroyNotify)g_ptr_array_unref);
 }
 
 static GPtrArray *
@@ -508,126 +630,6 @@ terret_engine_get_mode (TerretEngine *self)
   g_return_val_if_fail (TERRET_IS_ENGINE (self), TERRET_ENGINE_MODE_SESSION);
 
   return PRIV (self)->mode;
-}
-
-/**
- * terret_engine_dup_environ:
- * @self: an engine
- * @request: (nullable): a run's request, in %TERRET_ENGINE_MODE_ONESHOT
- * @inherit: whether to start from the host's environment
- * @error: return location for a #GError
- *
- * Builds the environment a shell (%TERRET_ENGINE_MODE_SESSION) or a run
- * of @request (%TERRET_ENGINE_MODE_ONESHOT) starts with under the
- * current settings: the host's (with @inherit); in a session, the
- * defaults for a host with nobody at the terminal (`TERM=dumb`,
- * `PAGER=cat`, `NO_COLOR=1`, ...) and an empty `HISTFILE`; then the env
- * setting; then the request's own entries. For a backend that runs its
- * shells elsewhere through a client, without @inherit: the host's
- * environment means nothing there, and the client, which runs here,
- * keeps it.
- *
- * Returns: (transfer full) (array zero-terminated=1): the environment, or
- *   %NULL with %TERRET_EXEC_ERROR_INVALID_CONFIG (an entry of the env
- *   setting) or %TERRET_EXEC_ERROR_INVALID_REQUEST (the request's) when an
- *   entry is not `VARIABLE=value`
- *
- * Since: 0.3
- */
-char **
-terret_engine_dup_environ (TerretEngine   *self,
-                           TerretRequest  *request,
-                           gboolean        inherit,
-                           GError        **error)
-{
-  g_autoptr(TerretSettings) settings = NULL;
-  static const char * const nothing[] = { NULL };
-
-  g_return_val_if_fail (TERRET_IS_ENGINE (self), NULL);
-  g_return_val_if_fail (request == NULL || TERRET_IS_REQUEST (request), NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-  settings = _terret_engine_snapshot (self);
-  return _terret_settings_build_environ (settings, inherit ? NULL : nothing,
-                                         request != NULL ? terret_request_get_env (request) : NULL,
-                                         error);
-}
-
-/**
- * terret_engine_append_shell_command:
- * @self: an engine
- * @request: the run's request
- * @launcher: the run's launcher
- * @target_fd: the descriptor a long command is read from: 3, or 0 (the
- *   standard input, which is `/dev/null` again before the command runs)
- *   for a client that passes only its standard input on
- * @argv: (element-type filename): the argument vector being built; the
- *   shell's words are appended
- * @error: return location for a #GError
- *
- * Appends `SHELL -c COMMAND` for @request to @argv, the shell being the
- * shell setting. A command longer than one argument may be is read by the
- * shell from @target_fd, given to @launcher, instead. What the default
- * [vfunc@Terret.Engine.prepare_run] does; a subclass that wraps the shell
- * in a client appends the shell's words after the client's own.
- *
- * Returns: %TRUE on success
- *
- * Since: 0.3
- */
-gboolean
-terret_engine_append_shell_command (TerretEngine    *self,
-                                    TerretRequest   *request,
-                                    TerretLauncher  *launcher,
-                                    int              target_fd,
-                                    GPtrArray       *argv,
-                                    GError         **error)
-{
-  g_autoptr(TerretSettings) settings = NULL;
-  const char *command;
-  gsize len;
-  int fd;
-
-  g_return_val_if_fail (TERRET_IS_ENGINE (self), FALSE);
-  g_return_val_if_fail (TERRET_IS_REQUEST (request), FALSE);
-  g_return_val_if_fail (TERRET_IS_LAUNCHER (launcher), FALSE);
-  g_return_val_if_fail (target_fd == 0 || target_fd == 3, FALSE);
-  g_return_val_if_fail (argv != NULL, FALSE);
-
-  settings = _terret_engine_snapshot (self);
-  command = terret_request_get_command (request);
-  len = strlen (command);
-
-  g_ptr_array_add (argv, g_strdup (settings->shell));
-  g_ptr_array_add (argv, g_strdup ("-c"));
-  if (len <= LONG_COMMAND)
-    {
-      g_ptr_array_add (argv, g_strdup (command));
-      return TRUE;
-    }
-
-  /* A memfd, seekable, so bash's read takes it in blocks; the variable
-   * is gone before the command runs, and so is the descriptor. */
-  fd = memfd_create ("terret-command", MFD_CLOEXEC);
-  if (fd < 0 || write (fd, command, len) != (gssize)len || lseek (fd, 0, SEEK_SET) != 0)
-    {
-      if (fd >= 0)
-        close (fd);
-      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_FAILED,
-                   "Could not hand the shell a command of %" G_GSIZE_FORMAT " bytes", len);
-      return FALSE;
-    }
-  terret_launcher_take_fd (launcher, fd, target_fd);
-  g_ptr_array_add (argv, g_strdup (target_fd == 3
-                                   ? "IFS= \\builtin read -r -d '' __terret_command <&3; "
-                                     "\\exec 3<&-; "
-                                     "\\builtin eval \"\\builtin unset __terret_command; "
-                                     "$__terret_command\""
-                                   : "IFS= \\builtin read -r -d '' __terret_command; "
-                                     "\\exec 0</dev/null; "
-                                     "\\builtin eval \"\\builtin unset __terret_command; "
-                                     "$__terret_command\""));
-  return TRUE;
 }
 
 static gboolean

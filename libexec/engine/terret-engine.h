@@ -16,8 +16,6 @@
 #include "terret-request.h"
 #include "terret-result.h"
 #include "terret-shell-channel.h"
-#include "terret-types.h"
-#include "terret-version-macros.h"
 
 G_BEGIN_DECLS
 
@@ -45,11 +43,16 @@ G_DECLARE_DERIVABLE_TYPE (TerretEngine, terret_engine, TERRET, ENGINE, GObject)
  *   session (see [vfunc@Terret.SessionExecutor.create_channel]).
  * @prepare_spawn: in %TERRET_ENGINE_MODE_SESSION, what a new shell starts
  *   with (see [vfunc@Terret.SessionExecutor.prepare_spawn]).
- * @explain_outcome: in %TERRET_ENGINE_MODE_SESSION, a run's or a poll's
- *   outcome (see [vfunc@Terret.SessionExecutor.explain_outcome]).
+ * @explain_outcome: complete a run's or a poll's outcome, in either mode
+ *   (see [vfunc@Terret.SessionExecutor.explain_outcome]; @channel is
+ *   %NULL in %TERRET_ENGINE_MODE_ONESHOT). The default passes it on.
  * @prepare_run: in %TERRET_ENGINE_MODE_ONESHOT, what one run starts (see
  *   [vfunc@Terret.CommandExecutor.prepare_run]); the default appends
  *   the shell's words with [method@Terret.Engine.append_shell_command].
+ * @run_again: a run of @request failed before anything ran, with @error:
+ *   whether to start it again, the backend having changed what its runs
+ *   start on (a far side found without the launcher, now reached another
+ *   way). Asked twice at most per run; %NULL (the default) means never.
  *
  * The virtual methods of [class@Terret.Engine]. A backend derives from
  * [class@Terret.SessionExecutor] or [class@Terret.CommandExecutor]; one
@@ -90,9 +93,12 @@ struct _TerretEngineClass
                                                TerretLauncher      *launcher,
                                                GPtrArray           *argv,
                                                GError             **error);
+  gboolean            (*run_again)            (TerretEngine        *self,
+                                               TerretRequest       *request,
+                                               const GError        *error);
 
   /*< private >*/
-  gpointer _reserved[8];
+  gpointer _reserved[7];
 };
 
 TERRET_AVAILABLE_IN_0_3

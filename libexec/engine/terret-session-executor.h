@@ -16,8 +16,6 @@
 #include "terret-launcher.h"
 #include "terret-result.h"
 #include "terret-shell-channel.h"
-#include "terret-types.h"
-#include "terret-version-macros.h"
 
 G_BEGIN_DECLS
 

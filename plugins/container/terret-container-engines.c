@@ -1,17 +1,15 @@
-/* terret-container-engines.c: the engine a container executor drives
+/* terret-container-engines.c: what a container changes in the SDK's engine
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * A container backend serves both modes under one name: mode=session
- * drives a TerretSessionExecutor, mode=oneshot a TerretCommandExecutor.
- * These are the two, as the SDK's engines with the container as their
- * far side (TerretFarSide): every shell and command runs there under the
- * far launcher, and the engines are otherwise the SDK's own.
+ * A container backend is one TerretEngine in either mode, with the
+ * container as its far side (TerretFarSide): every shell and command
+ * runs there under the far launcher, or, without the launcher, through
+ * the engine's exec. These are its class's hooks; the engine is
+ * otherwise the SDK's own.
  */
 
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <gio/gio.h>
 
@@ -63,67 +61,6 @@ take_container_limits (TerretContainerConfig *config,
     return;
   terret_launcher_set_limit (launcher, TERRET_LIMIT_MEMORY, 0);
   terret_launcher_set_limit (launcher, TERRET_LIMIT_PROCESSES, 0);
-}
-
-/* --- Sessions ----------------------------------------------------------- */
-
-struct _TerretContainerSession
-{
-  TerretSessionExecutor parent_instance;
-
-  TerretContainerConfig *config; /* (owned) */
-};
-
-G_DEFINE_DYNAMIC_TYPE_EXTENDED (TerretContainerSession, terret_container_session,
-                                TERRET_TYPE_SESSION_EXECUTOR, G_TYPE_FLAG_FINAL, {})
-
-static TerretShellChannel *
-terret_container_session_create_channel (TerretSessionExecutor  *executor,
-                                         const char             *session_key,
-                                         GError                **error)
-{
-  return terret_container_channel_new (TERRET_CONTAINER_SESSION (executor)->config);
-}
-
-static TerretFarSide *
-terret_container_session_get_far_side (TerretSessionExecutor  *executor,
-                                       GError                **error)
-{
-  TerretContainerSession *self = TERRET_CONTAINER_SESSION (executor);
-  TerretContainerPolicy policy;
-  g_autofree char *shell = NULL;
-
-  get_policy (self, &policy, &shell);
-  return terret_container_config_far_side (self->config, &policy, error);
-}
-
-static gboolean
-terret_container_session_prepare_spawn (TerretSessionExecutor  *executor,
-                                        const char             *session_key,
-                                        TerretShellChannel     *channel,
-                                        TerretLauncher         *launcher,
-                                        double                 *handshake_timeout,
-                                        GError                **error)
-{
-  TerretContainerConfig *config = TERRET_CONTAINER_SESSION (executor)->config;
-  g_auto(GStrv) envp = NULL;
-
-  take_container_limits (config, launcher);
-  if (!terret_container_config_is_direct (config))
-    return TRUE;
-
-  /* Plain bash through the engine's exec: the channel moves this
-   * environment (the defaults and the env setting, not the host's) into
-   * the engine's command line. */
-  if (!terret_container_config_check_limits (config, launcher, error) ||
-      !check_direct_network (executor, error) ||
-      (envp = terret_session_executor_dup_environ (executor, FALSE, error)) == NULL)
-    return FALSE;
-  terret_launcher_set_environ (launcher, (const char * const *)envp);
-  /* The engine's exec starts the shell: reaching the container, on top
-   * of the handshake. */
-  *handshake_timeout += terret_container_config_get_connect_timeout (config);
-  return TRUE;
 }
 
 /* launcher=none: the container runs commands at all, once, when the
@@ -188,162 +125,41 @@ check_none (gpointer                engine,
   return TRUE;
 }
 
-static gboolean
-terret_container_session_check_available (TerretSessionExecutor  *executor,
-                                          GCancellable           *cancellable,
-                                          GError                **error)
-{
-  TerretContainerConfig *config = TERRET_CONTAINER_SESSION (executor)->config;
-
-  return terret_container_config_check (config, error) && check_none (executor, config, error) &&
-         (!terret_container_config_is_direct (config) ||
-          check_runs (executor, config, cancellable, error));
-}
-
-/* The shell's pid is the container's, which means nothing here. */
-static TerretCapabilities
-terret_container_session_get_capabilities (TerretSessionExecutor *executor)
-{
-  TerretCapabilities caps =
-    TERRET_SESSION_EXECUTOR_CLASS (terret_container_session_parent_class)->get_capabilities (executor);
-
-  return caps & ~TERRET_CAPABILITY_SESSION_PID;
-}
-
-static char *
-terret_container_session_describe_containment (TerretSessionExecutor *executor)
-{
-  return terret_container_config_describe (TERRET_CONTAINER_SESSION (executor)->config, TRUE);
-}
-
-static void
-terret_container_session_finalize (GObject *object)
-{
-  TerretContainerSession *self = TERRET_CONTAINER_SESSION (object);
-
-  g_clear_pointer (&self->config, terret_container_config_unref);
-
-  G_OBJECT_CLASS (terret_container_session_parent_class)->finalize (object);
-}
-
-static void
-terret_container_session_class_init (TerretContainerSessionClass *klass)
-{
-  TerretSessionExecutorClass *session_class = TERRET_SESSION_EXECUTOR_CLASS (klass);
-
-  G_OBJECT_CLASS (klass)->finalize = terret_container_session_finalize;
-  session_class->create_channel = terret_container_session_create_channel;
-  session_class->get_far_side = terret_container_session_get_far_side;
-  session_class->prepare_spawn = terret_container_session_prepare_spawn;
-  session_class->check_available = terret_container_session_check_available;
-  session_class->get_capabilities = terret_container_session_get_capabilities;
-  session_class->describe_containment = terret_container_session_describe_containment;
-}
-
-static void
-terret_container_session_class_finalize (TerretContainerSessionClass *klass)
-{
-}
-
-static void
-terret_container_session_init (TerretContainerSession *self)
-{
-}
-
-/* --- One-shot commands -------------------------------------------------- */
-
-struct _TerretContainerCommand
-{
-  TerretCommandExecutor parent_instance;
-
-  TerretContainerConfig *config; /* (owned) */
-};
-
-G_DEFINE_DYNAMIC_TYPE_EXTENDED (TerretContainerCommand, terret_container_command,
-                                TERRET_TYPE_COMMAND_EXECUTOR, G_TYPE_FLAG_FINAL, {})
-
-static TerretFarSide *
-terret_container_command_get_far_side (TerretCommandExecutor  *executor,
-                                       GError                **error)
-{
-  TerretContainerCommand *self = TERRET_CONTAINER_COMMAND (executor);
-  TerretContainerPolicy policy;
-  g_autofree char *shell = NULL;
-
-  get_policy (self, &policy, &shell);
-  return terret_container_config_far_side (self->config, &policy, error);
-}
-
-static gboolean
-terret_container_command_check_available (TerretCommandExecutor  *executor,
-                                          GCancellable           *cancellable,
-                                          GError                **error)
-{
-  TerretContainerConfig *config = TERRET_CONTAINER_COMMAND (executor)->config;
-
-  return terret_container_config_check (config, error) && check_none (executor, config, error) &&
-         (!terret_container_config_is_direct (config) ||
-          check_runs (executor, config, cancellable, error));
-}
-
-/* Past this, a command goes to bash on its standard input rather than as
- * one argument of the engine's client (an argument's own limit is
- * 128 KiB). */
-#define LONG_COMMAND (64 * 1024)
-
 /* `ENGINE exec -i [--env=...] [--workdir=...] CONTAINER SHELL -c COMMAND`:
  * the environment is the env setting's and the request's, never the
- * host's, which the engine's client keeps (its PATH, DOCKER_HOST). */
+ * host's, which the engine's client keeps (its PATH, DOCKER_HOST). A long
+ * command goes to bash on the exec's standard input (an argument of the
+ * engine's client has its own limit), which the command then finds
+ * empty, as it would have. */
 static gboolean
-prepare_direct_run (TerretContainerCommand  *self,
-                    TerretRequest           *request,
-                    TerretLauncher          *launcher,
-                    GPtrArray               *argv,
-                    GError                 **error)
+prepare_direct_run (TerretEngine           *engine,
+                    TerretContainerConfig  *config,
+                    TerretRequest          *request,
+                    TerretLauncher         *launcher,
+                    GPtrArray              *argv,
+                    GError                **error)
 {
-  const char *command = terret_request_get_command (request);
-  gsize len = strlen (command);
+  g_autoptr(GPtrArray) words = g_ptr_array_new_with_free_func (g_free);
   g_auto(GStrv) envp = NULL;
   g_auto(GStrv) host = NULL;
   g_auto(GStrv) full = NULL;
-  g_autofree char *shell = NULL;
-  const char *words[4] = { NULL, "-c", NULL, NULL };
 
-  if (!terret_container_config_check_limits (self->config, launcher, error) ||
-      !check_direct_network (self, error))
+  if (!terret_container_config_check_limits (config, launcher, error) ||
+      !check_direct_network (engine, error))
     return FALSE;
-  envp = terret_command_executor_dup_environ (TERRET_COMMAND_EXECUTOR (self), request, FALSE, error);
-  if (envp == NULL)
+  envp = terret_engine_dup_environ (engine, request, FALSE, error);
+  if (envp == NULL ||
+      !terret_engine_append_shell_command (engine, request, launcher, 0, words, error))
     return FALSE;
+  g_ptr_array_add (words, NULL);
 
-  g_object_get (self, "shell", &shell, NULL);
-  words[0] = shell;
-  words[2] = command;
-  if (len > LONG_COMMAND)
-    {
-      /* A memfd on the exec's stdin: the engine streams it in, bash reads
-       * it whole, and the command gets an empty stdin as it would have. */
-      int fd = memfd_create ("terret-command", MFD_CLOEXEC);
-
-      if (fd < 0 || write (fd, command, len) != (gssize)len || lseek (fd, 0, SEEK_SET) != 0)
-        {
-          if (fd >= 0)
-            close (fd);
-          g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_FAILED,
-                       "Could not hand the shell a command of %" G_GSIZE_FORMAT " bytes", len);
-          return FALSE;
-        }
-      terret_launcher_take_fd (launcher, fd, 0);
-      words[2] = "IFS= \\builtin read -r -d '' __terret_command; \\exec 0</dev/null; "
-                 "\\builtin eval \"\\builtin unset __terret_command; $__terret_command\"";
-    }
-
-  full = terret_container_config_direct_argv (self->config, FALSE, (const char * const *)envp,
-                                              terret_launcher_get_cwd (launcher), words);
+  full = terret_container_config_direct_argv (config, FALSE, (const char * const *)envp,
+                                              terret_launcher_get_cwd (launcher),
+                                              (const char * const *)words->pdata);
   /* podman's exec leaves its conmon behind for a moment, to clean up
    * after it: the run waits for it rather than kill it and report it as
    * something the command left running. */
-  if (terret_container_config_get_engine (self->config) == TERRET_CONTAINER_PODMAN)
+  if (terret_container_config_get_engine (config) == TERRET_CONTAINER_PODMAN)
     {
       g_ptr_array_add (argv, g_strdup (terret_far_side_get_launcher ()));
       g_ptr_array_add (argv, g_strdup ("--outlast"));
@@ -357,98 +173,163 @@ prepare_direct_run (TerretContainerCommand  *self,
   return TRUE;
 }
 
-static gboolean
-terret_container_command_prepare_run (TerretCommandExecutor  *executor,
-                                      TerretRequest          *request,
-                                      TerretLauncher         *launcher,
-                                      GPtrArray              *argv,
-                                      GError                **error)
-{
-  TerretContainerCommand *self = TERRET_CONTAINER_COMMAND (executor);
+/* --- The hooks ------------------------------------------------------------ */
 
-  take_container_limits (self->config, launcher);
-  if (terret_container_config_is_direct (self->config))
-    return prepare_direct_run (self, request, launcher, argv, error);
-  return terret_command_executor_append_shell_command (executor, request, launcher, argv, error);
+#define CONFIG(engine) (((TerretContainerExecutor *)(engine))->config)
+#define PARENT_CLASS(engine) \
+  TERRET_ENGINE_CLASS (g_type_class_peek (TERRET_TYPE_ENGINE))
+
+static TerretShellChannel *
+container_create_channel (TerretEngine  *engine,
+                          const char    *session_key,
+                          GError       **error)
+{
+  return terret_container_channel_new (CONFIG (engine));
 }
 
-/* Without the launcher an interrupt reaches the engine's client, which
- * does not pass it on to what it exec'd. */
-static TerretCapabilities
-terret_container_command_get_capabilities (TerretCommandExecutor *executor)
+static TerretFarSide *
+container_get_far_side (TerretEngine  *engine,
+                        GError       **error)
 {
-  TerretCapabilities caps =
-    TERRET_COMMAND_EXECUTOR_CLASS (terret_container_command_parent_class)->get_capabilities (executor);
+  TerretContainerPolicy policy;
+  g_autofree char *shell = NULL;
 
-  if (terret_container_config_is_direct (TERRET_CONTAINER_COMMAND (executor)->config))
+  get_policy (engine, &policy, &shell);
+  return terret_container_config_far_side (CONFIG (engine), &policy, error);
+}
+
+static gboolean
+container_prepare_spawn (TerretEngine        *engine,
+                         const char          *session_key,
+                         TerretShellChannel  *channel,
+                         TerretLauncher      *launcher,
+                         double              *handshake_timeout,
+                         GError             **error)
+{
+  TerretContainerConfig *config = CONFIG (engine);
+  g_auto(GStrv) envp = NULL;
+
+  take_container_limits (config, launcher);
+  if (!terret_container_config_is_direct (config))
+    return TRUE;
+
+  /* Plain bash through the engine's exec: the channel moves this
+   * environment (the defaults and the env setting, not the host's) into
+   * the engine's command line. */
+  if (!terret_container_config_check_limits (config, launcher, error) ||
+      !check_direct_network (engine, error) ||
+      (envp = terret_engine_dup_environ (engine, NULL, FALSE, error)) == NULL)
+    return FALSE;
+  terret_launcher_set_environ (launcher, (const char * const *)envp);
+  /* The engine's exec starts the shell: reaching the container, on top
+   * of the handshake. */
+  *handshake_timeout += terret_container_config_get_connect_timeout (config);
+  return TRUE;
+}
+
+static gboolean
+container_prepare_run (TerretEngine    *engine,
+                       TerretRequest   *request,
+                       TerretLauncher  *launcher,
+                       GPtrArray       *argv,
+                       GError         **error)
+{
+  TerretContainerConfig *config = CONFIG (engine);
+
+  take_container_limits (config, launcher);
+  if (terret_container_config_is_direct (config))
+    return prepare_direct_run (engine, config, request, launcher, argv, error);
+  return terret_engine_append_shell_command (engine, request, launcher, 3, argv, error);
+}
+
+gboolean
+terret_container_engine_check_available (TerretEngine  *engine,
+                           GCancellable  *cancellable,
+                           GError       **error)
+{
+  TerretContainerConfig *config = CONFIG (engine);
+
+  return terret_container_config_check (config, error) && check_none (engine, config, error) &&
+         (!terret_container_config_is_direct (config) ||
+          check_runs (engine, config, cancellable, error));
+}
+
+/* A shell's pid is the container's, which means nothing here; without
+ * the launcher an interrupt reaches the engine's client, which does not
+ * pass it on to what it exec'd. */
+static TerretCapabilities
+container_get_capabilities (TerretEngine *engine)
+{
+  TerretCapabilities caps = PARENT_CLASS (engine)->get_capabilities (engine);
+
+  if (terret_engine_get_mode (engine) == TERRET_ENGINE_MODE_SESSION)
+    return caps & ~TERRET_CAPABILITY_SESSION_PID;
+  if (terret_container_config_is_direct (CONFIG (engine)))
     caps &= ~TERRET_CAPABILITY_INTERRUPT;
   return caps;
 }
 
 static char *
-terret_container_command_describe_containment (TerretCommandExecutor *executor)
+container_describe_containment (TerretEngine *engine)
 {
-  return terret_container_config_describe (TERRET_CONTAINER_COMMAND (executor)->config, FALSE);
+  return terret_container_config_describe (CONFIG (engine),
+                                           terret_engine_get_mode (engine) ==
+                                             TERRET_ENGINE_MODE_SESSION);
 }
 
-static void
-terret_container_command_finalize (GObject *object)
+/* The container runs commands, not the launcher (launcher=auto gave its
+ * far side a probe): from now on this executor runs plain bash there,
+ * and the run starts again that way. Twice at most: a run that chose the
+ * launcher just before another's fallback finds it missing once more. */
+static gboolean
+container_run_again (TerretEngine  *engine,
+                     TerretRequest *request,
+                     const GError  *error)
 {
-  TerretContainerCommand *self = TERRET_CONTAINER_COMMAND (object);
-
-  g_clear_pointer (&self->config, terret_container_config_unref);
-
-  G_OBJECT_CLASS (terret_container_command_parent_class)->finalize (object);
+  return g_error_matches (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_NO_LAUNCHER) &&
+         terret_container_config_fall_back (CONFIG (engine), error->message);
 }
 
-static void
-terret_container_command_class_init (TerretContainerCommandClass *klass)
+/* A far side without the launcher that was not run again is unavailable;
+ * the first result without the launcher after a fallback says so. */
+static TerretResult *
+container_explain_outcome (TerretEngine        *engine,
+                           const char          *session_key,
+                           TerretShellChannel  *channel,
+                           gboolean             polled,
+                           TerretResult        *result,
+                           GError              *failure,
+                           GError             **error)
 {
-  TerretCommandExecutorClass *command_class = TERRET_COMMAND_EXECUTOR_CLASS (klass);
+  if (result == NULL)
+    {
+      if (g_error_matches (failure, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_NO_LAUNCHER))
+        {
+          terret_container_config_fall_back (CONFIG (engine), failure->message);
+          failure->code = TERRET_EXEC_ERROR_UNAVAILABLE;
+        }
+      g_propagate_error (error, failure);
+      return NULL;
+    }
+  if (!polled)
+    {
+      g_autofree char *notice = terret_container_config_take_notice (CONFIG (engine));
 
-  G_OBJECT_CLASS (klass)->finalize = terret_container_command_finalize;
-  command_class->get_far_side = terret_container_command_get_far_side;
-  command_class->prepare_run = terret_container_command_prepare_run;
-  command_class->check_available = terret_container_command_check_available;
-  command_class->describe_containment = terret_container_command_describe_containment;
-  command_class->get_capabilities = terret_container_command_get_capabilities;
+      if (notice != NULL)
+        terret_result_add_notice (result, notice);
+    }
+  return result;
 }
-
-static void
-terret_container_command_class_finalize (TerretContainerCommandClass *klass)
-{
-}
-
-static void
-terret_container_command_init (TerretContainerCommand *self)
-{
-}
-
-/* --- Both --------------------------------------------------------------- */
 
 void
-terret_container_engines_register (GTypeModule *module)
+terret_container_engine_class_init (TerretEngineClass *klass)
 {
-  terret_container_session_register_type (module);
-  terret_container_command_register_type (module);
-}
-
-TerretExecutor *
-terret_container_engine_new (TerretContainerConfig *config,
-                             gboolean               session)
-{
-  if (session)
-    {
-      TerretContainerSession *self = g_object_new (TERRET_TYPE_CONTAINER_SESSION, NULL);
-
-      self->config = terret_container_config_ref (config);
-      return TERRET_EXECUTOR (self);
-    }
-  else
-    {
-      TerretContainerCommand *self = g_object_new (TERRET_TYPE_CONTAINER_COMMAND, NULL);
-
-      self->config = terret_container_config_ref (config);
-      return TERRET_EXECUTOR (self);
-    }
+  klass->create_channel = container_create_channel;
+  klass->get_far_side = container_get_far_side;
+  klass->prepare_spawn = container_prepare_spawn;
+  klass->prepare_run = container_prepare_run;
+  klass->get_capabilities = container_get_capabilities;
+  klass->describe_containment = container_describe_containment;
+  klass->run_again = container_run_again;
+  klass->explain_outcome = container_explain_outcome;
 }

@@ -1,4 +1,4 @@
-/* terret-container-engines.h: the engine a container executor drives
+/* terret-container-engines.h: what a container changes in the SDK's engine
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -11,16 +11,21 @@
 
 G_BEGIN_DECLS
 
-#define TERRET_TYPE_CONTAINER_SESSION (terret_container_session_get_type ())
-G_DECLARE_FINAL_TYPE (TerretContainerSession, terret_container_session, TERRET, CONTAINER_SESSION,
-                      TerretSessionExecutor)
+/* One backend (podman, docker, kubernetes): an engine in the mode its
+ * mode setting names, with the container's settings. */
+typedef struct
+{
+  TerretEngine parent_instance;
 
-#define TERRET_TYPE_CONTAINER_COMMAND (terret_container_command_get_type ())
-G_DECLARE_FINAL_TYPE (TerretContainerCommand, terret_container_command, TERRET, CONTAINER_COMMAND,
-                      TerretCommandExecutor)
+  TerretContainerConfig *config; /* (owned) */
+  gboolean initialized;
+  /* Engine settings set before init: a mode that lacks one refuses it. */
+  GHashTable *set_early;        /* (owned) (element-type utf8) */
+} TerretContainerExecutor;
 
-void            terret_container_engines_register (GTypeModule           *module);
-TerretExecutor *terret_container_engine_new       (TerretContainerConfig *config,
-                                                   gboolean               session);
+void     terret_container_engine_class_init      (TerretEngineClass  *klass);
+gboolean terret_container_engine_check_available (TerretEngine       *engine,
+                                                  GCancellable       *cancellable,
+                                                  GError            **error);
 
 G_END_DECLS

@@ -17,14 +17,13 @@
  *
  * One backend name for both modes: `mode=session` (the default: one
  * persistent bash per session key, as pty and ssh) or `mode=oneshot`
- * (`bash -c` per command, stdout and stderr apart, as oneshot). The SDK
- * has one base class per mode, so the executor makes both engines
- * (terret-container-engines.c) when it is made, takes every setting for
- * both while the registry applies the configuration, and keeps the one
- * its mode names at g_initable_init(): the mode is set when the executor
- * is made, never on a live one. From then on it forwards every call to
- * that engine, and its settings are that engine's, plus the container's
- * own (terret-container-config.c).
+ * (`bash -c` per command, stdout and stderr apart, as oneshot). It is
+ * one TerretEngine, whose mode its mode setting names: it installs the
+ * settings of both modes, takes them all while the registry applies the
+ * configuration, and refuses at g_initable_init() one its mode lacks;
+ * the mode is set when the executor is made, never on a live one. Its
+ * class's hooks (terret-container-engines.c) put every shell and command
+ * in the container; its own settings are in terret-container-config.c.
  *
  * Each backend is a type of its own (the registry names a backend by its
  * type), the three sharing this code: podman, docker, and kubernetes
@@ -45,20 +44,6 @@ static const GEnumValue mode_values[] = {
 
 static GType mode_type;
 
-typedef struct
-{
-  GObject parent_instance;
-
-  TerretContainerConfig *config; /* (owned) */
-  ContainerMode mode;
-  gboolean initialized;
-  /* Before init both; after, the mode's. */
-  TerretExecutor *session;      /* (owned) (nullable) */
-  TerretExecutor *command;      /* (owned) (nullable) */
-  /* Engine settings set before init: a mode that lacks one refuses it. */
-  GHashTable *set_early;        /* (owned) (element-type utf8) */
-} TerretContainerExecutor;
-
 /* Where each of a class's properties goes. */
 typedef enum
 {
@@ -69,7 +54,7 @@ typedef enum
 
 typedef struct
 {
-  GObjectClass parent_class;
+  TerretEngineClass parent_class;
 
   TerretContainerEngine engine;
   guint n_props;
@@ -80,322 +65,51 @@ typedef struct
 #define CONTAINER_EXECUTOR(o) ((TerretContainerExecutor *)(o))
 #define CONTAINER_EXECUTOR_GET_CLASS(o) ((TerretContainerExecutorClass *)G_OBJECT_GET_CLASS (o))
 
-static TerretExecutor *
-get_engine (TerretContainerExecutor *self)
-{
-  return self->mode == MODE_SESSION ? self->session : self->command;
-}
+#define MODE(self) ((ContainerMode)terret_engine_get_mode (TERRET_ENGINE (self)))
 
-#define ENGINE_IFACE(self) TERRET_EXECUTOR_GET_IFACE (get_engine (self))
-
-/* --- TerretExecutor, forwarded ------------------------------------------ */
-
-static TerretCapabilities
-container_get_capabilities (TerretExecutor *executor)
-{
-  TerretContainerExecutor *self = CONTAINER_EXECUTOR (executor);
-
-  return ENGINE_IFACE (self)->get_capabilities (get_engine (self));
-}
-
-/* An engine's outcome, which @task (tagged with the engine's finish
- * function) hands on to the caller. */
-typedef TerretResult *(*FinishFunc) (TerretExecutor  *self,
-                                     GAsyncResult    *result,
-                                     GError         **error);
-
-typedef struct
-{
-  FinishFunc finish;
-  TerretRequest *request;       /* (owned) (nullable) a run's, to run again */
-  guint attempts;
-} Forward;
-
-static void
-forward_free (gpointer data)
-{
-  Forward *forward = data;
-
-  g_clear_object (&forward->request);
-  g_free (forward);
-}
-
-static void
-forward_done (GObject      *source,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  TerretContainerExecutor *self = g_task_get_source_object (task);
-  Forward *forward = g_task_get_task_data (task);
-  GError *error = NULL;
-  TerretResult *outcome = forward->finish (TERRET_EXECUTOR (source), result, &error);
-
-  if (outcome == NULL && g_error_matches (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_NO_LAUNCHER))
-    {
-      /* The container runs commands, not the launcher (launcher=auto
-       * gave its far side a probe): from now on this executor runs plain
-       * bash there, and the run starts again that way. Twice at most: a
-       * run that chose the launcher just before another's fallback finds
-       * it missing once more. */
-      if (terret_container_config_fall_back (self->config, error->message) &&
-          forward->request != NULL && forward->attempts++ < 2)
-        {
-          GCancellable *cancellable = g_task_get_cancellable (task);
-
-          g_clear_error (&error);
-          ENGINE_IFACE (self)->run_async (get_engine (self), forward->request, cancellable,
-                                          forward_done, g_steal_pointer (&task));
-          return;
-        }
-      error->code = TERRET_EXEC_ERROR_UNAVAILABLE;
-    }
-
-  if (outcome == NULL)
-    g_task_return_error (task, error);
-  else
-    {
-      g_autofree char *notice = forward->request != NULL
-        ? terret_container_config_take_notice (self->config) : NULL;
-
-      if (notice != NULL)
-        terret_result_add_notice (outcome, notice);
-      g_task_return_pointer (task, outcome, g_object_unref);
-    }
-}
-
-/* The caller's task: its source is this executor, as the caller expects;
- * the engine decides what a cancellation means for a run that ended
- * meanwhile, and its outcome stands. */
-static GTask *
-forward_task (TerretContainerExecutor *self,
-              GCancellable            *cancellable,
-              GAsyncReadyCallback      callback,
-              gpointer                 user_data,
-              gpointer                 source_tag,
-              FinishFunc               finish,
-              TerretRequest           *request)
-{
-  GTask *task = g_task_new (self, cancellable, callback, user_data);
-  Forward *forward = g_new0 (Forward, 1);
-
-  forward->finish = finish;
-  forward->request = request != NULL ? g_object_ref (request) : NULL;
-  g_task_set_source_tag (task, source_tag);
-  g_task_set_check_cancellable (task, FALSE);
-  g_task_set_task_data (task, forward, forward_free);
-  return task;
-}
-
-static void
-container_run_async (TerretExecutor      *executor,
-                     TerretRequest       *request,
-                     GCancellable        *cancellable,
-                     GAsyncReadyCallback  callback,
-                     gpointer             user_data)
-{
-  TerretContainerExecutor *self = CONTAINER_EXECUTOR (executor);
-  GTask *task = forward_task (self, cancellable, callback, user_data, container_run_async,
-                              ENGINE_IFACE (self)->run_finish, request);
-
-  ENGINE_IFACE (self)->run_async (get_engine (self), request, cancellable, forward_done, task);
-}
-
-static void
-container_poll_async (TerretExecutor      *executor,
-                      const char          *session,
-                      double               wait,
-                      GCancellable        *cancellable,
-                      GAsyncReadyCallback  callback,
-                      gpointer             user_data)
-{
-  TerretContainerExecutor *self = CONTAINER_EXECUTOR (executor);
-  GTask *task = forward_task (self, cancellable, callback, user_data, container_poll_async,
-                              ENGINE_IFACE (self)->poll_finish, NULL);
-
-  ENGINE_IFACE (self)->poll_async (get_engine (self), session, wait, cancellable, forward_done,
-                                   task);
-}
-
-static void
-list_done (GObject      *source,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  GError *error = NULL;
-  GPtrArray *infos;
-
-  infos = ENGINE_IFACE (g_task_get_source_object (task))->list_finish (TERRET_EXECUTOR (source),
-                                                                      result, &error);
-  if (infos == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, infos, (GDestroyNotify)g_ptr_array_unref);
-}
-
-/* The engine's list: it names no pid, as a container's name nothing
- * here (a session engine without session pids, a command engine on a
- * far side). */
-static void
-container_list_async (TerretExecutor      *executor,
-                      GCancellable        *cancellable,
-                      GAsyncReadyCallback  callback,
-                      gpointer             user_data)
-{
-  TerretContainerExecutor *self = CONTAINER_EXECUTOR (executor);
-  GTask *task = g_task_new (self, cancellable, callback, user_data);
-
-  g_task_set_source_tag (task, container_list_async);
-  ENGINE_IFACE (self)->list_async (get_engine (self), cancellable, list_done, task);
-}
-
-static GPtrArray *
-container_list_finish (TerretExecutor  *executor,
-                       GAsyncResult    *result,
-                       GError         **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, executor), NULL);
-
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-/* Both finishes: a run's or a poll's task. */
-static TerretResult *
-container_finish (TerretExecutor  *executor,
-                  GAsyncResult    *result,
-                  GError         **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, executor), NULL);
-
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-static void
-container_close_session (TerretExecutor *executor,
-                         const char     *session)
-{
-  TerretContainerExecutor *self = CONTAINER_EXECUTOR (executor);
-
-  ENGINE_IFACE (self)->close_session (get_engine (self), session);
-}
-
-static void
-container_close_all (TerretExecutor *executor)
-{
-  TerretContainerExecutor *self = CONTAINER_EXECUTOR (executor);
-
-  ENGINE_IFACE (self)->close_all (get_engine (self));
-}
-
-/* A session's shell has a pid in the container's namespace, which names
- * nothing here (or another process): none is declared, none is given. */
-static GPid
-container_get_session_pid (TerretExecutor *executor,
-                           const char     *session)
-{
-  return 0;
-}
-
-static gboolean
-container_send_input (TerretExecutor  *executor,
-                      const char      *session,
-                      GBytes          *data,
-                      GError         **error)
-{
-  TerretContainerExecutor *self = CONTAINER_EXECUTOR (executor);
-
-  if (ENGINE_IFACE (self)->send_input == NULL)
-    {
-      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_NOT_SUPPORTED,
-                   "the %s backend cannot take input in mode=oneshot",
-                   terret_executor_get_name (executor));
-      return FALSE;
-    }
-  return ENGINE_IFACE (self)->send_input (get_engine (self), session, data, error);
-}
-
-static gboolean
-container_interrupt (TerretExecutor  *executor,
-                     const char      *session,
-                     GError         **error)
-{
-  TerretContainerExecutor *self = CONTAINER_EXECUTOR (executor);
-
-  return ENGINE_IFACE (self)->interrupt (get_engine (self), session, error);
-}
-
-static char *
-container_dup_containment (TerretExecutor *executor)
-{
-  TerretContainerExecutor *self = CONTAINER_EXECUTOR (executor);
-
-  return ENGINE_IFACE (self)->dup_containment (get_engine (self));
-}
-
-static void
-executor_iface_init (TerretExecutorInterface *iface)
-{
-  iface->get_capabilities = container_get_capabilities;
-  iface->run_async = container_run_async;
-  iface->run_finish = container_finish;
-  iface->close_session = container_close_session;
-  iface->close_all = container_close_all;
-  iface->get_session_pid = container_get_session_pid;
-  iface->send_input = container_send_input;
-  iface->interrupt = container_interrupt;
-  iface->poll_async = container_poll_async;
-  iface->poll_finish = container_finish;
-  iface->dup_containment = container_dup_containment;
-  iface->list_async = container_list_async;
-  iface->list_finish = container_list_finish;
-}
-
-/* --- GInitable: the mode is chosen ------------------------------------- */
+/* --- Initialization: the mode is chosen ----------------------------------- */
 
 static const char * const host_only[] = { "sandbox", "env-policy", "env-exclude" };
 
+/* The settings set before init must all be the mode's, and the sandbox
+ * settings, which hold on this host, are refused before anything runs;
+ * then the container's own checks. */
 static gboolean
-container_initable_init (GInitable     *initable,
-                         GCancellable  *cancellable,
-                         GError       **error)
+container_check_available (TerretEngine  *engine,
+                           GCancellable  *cancellable,
+                           GError       **error)
 {
-  TerretContainerExecutor *self = CONTAINER_EXECUTOR (initable);
-  const char *mode_name = mode_values[self->mode].value_nick;
+  TerretContainerExecutor *self = CONTAINER_EXECUTOR (engine);
+  TerretContainerExecutorClass *klass = CONTAINER_EXECUTOR_GET_CLASS (self);
+  const char *mode_name = mode_values[MODE (self)].value_nick;
   GHashTableIter iter;
   const char *name;
-  TerretExecutor *engine;
 
-  if (!self->initialized)
-    {
-      self->initialized = TRUE;
-      if (self->mode == MODE_SESSION)
-        g_clear_object (&self->command);
-      else
-        g_clear_object (&self->session);
-    }
-  engine = get_engine (self);
+  self->initialized = TRUE;
 
   g_hash_table_iter_init (&iter, self->set_early);
   while (g_hash_table_iter_next (&iter, (gpointer *)&name, NULL))
-    if (g_object_class_find_property (G_OBJECT_GET_CLASS (engine), name) == NULL)
-      {
-        g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG,
-                     "the setting “%s” is not one of mode=%s (it is for mode=%s)", name, mode_name,
-                     mode_values[!self->mode].value_nick);
-        return FALSE;
-      }
+    {
+      GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (self), name);
 
-  /* Refused before anything runs: they hold on this host. */
+      if ((klass->modes[pspec->param_id] & (1u << MODE (self))) == 0)
+        {
+          g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG,
+                       "the setting “%s” is not one of mode=%s (it is for mode=%s)", name,
+                       mode_name, mode_values[!MODE (self)].value_nick);
+          return FALSE;
+        }
+    }
+
   for (guint i = 0; i < G_N_ELEMENTS (host_only); i++)
     {
-      GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (engine), host_only[i]);
+      GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (self), host_only[i]);
       g_auto(GValue) value = G_VALUE_INIT;
 
-      if (pspec == NULL)
+      if (pspec == NULL || (klass->modes[pspec->param_id] & (1u << MODE (self))) == 0)
         continue;
       g_value_init (&value, G_PARAM_SPEC_VALUE_TYPE (pspec));
-      g_object_get_property (G_OBJECT (engine), host_only[i], &value);
+      terret_engine_get_shared_setting (engine, host_only[i], &value);
       if (!g_param_value_defaults (pspec, &value))
         {
           g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG,
@@ -407,13 +121,7 @@ container_initable_init (GInitable     *initable,
         }
     }
 
-  return g_initable_init (G_INITABLE (engine), cancellable, error);
-}
-
-static void
-initable_iface_init (GInitableIface *iface)
-{
-  iface->init = container_initable_init;
+  return terret_container_engine_check_available (engine, cancellable, error);
 }
 
 /* --- Properties ---------------------------------------------------------- */
@@ -426,40 +134,28 @@ container_get_property (GObject    *object,
 {
   TerretContainerExecutor *self = CONTAINER_EXECUTOR (object);
   TerretContainerExecutorClass *klass = CONTAINER_EXECUTOR_GET_CLASS (object);
-  TerretExecutor *engine;
+  const char *name = g_param_spec_get_name (pspec);
 
   switch (klass->targets[prop_id])
     {
     case TARGET_MODE:
-      g_value_set_enum (value, self->mode);
+      g_value_set_enum (value, MODE (self));
       break;
 
     case TARGET_CONFIG:
-      terret_container_config_get (self->config, g_param_spec_get_name (pspec), value);
+      terret_container_config_get (self->config, name, value);
       break;
 
     case TARGET_ENGINE:
-      /* Before init, the engine of the mode of that moment, or the other
-       * for a setting of the other mode only. */
-      engine = (klass->modes[prop_id] & (1u << self->mode)) != 0 ? get_engine (self)
-               : self->mode == MODE_SESSION ? self->command : self->session;
-      if (engine != NULL)
-        g_object_get_property (G_OBJECT (engine), g_param_spec_get_name (pspec), value);
+      /* A setting of the other mode only is its default, unless set
+       * (which init then refuses). */
+      if ((klass->modes[prop_id] & (1u << MODE (self))) != 0 ||
+          g_hash_table_contains (self->set_early, name))
+        terret_engine_get_shared_setting (TERRET_ENGINE (self), name, value);
       else
         g_param_value_set_default (pspec, value);
       break;
     }
-}
-
-static void
-set_engine_property (TerretContainerExecutor *self,
-                     TerretExecutor          *engine,
-                     GParamSpec              *pspec,
-                     const GValue            *value)
-{
-  if (engine != NULL && g_object_class_find_property (G_OBJECT_GET_CLASS (engine),
-                                                      g_param_spec_get_name (pspec)) != NULL)
-    g_object_set_property (G_OBJECT (engine), g_param_spec_get_name (pspec), value);
 }
 
 static void
@@ -476,15 +172,15 @@ container_set_property (GObject      *object,
   switch (klass->targets[prop_id])
     {
     case TARGET_MODE:
-      changed = self->mode != (ContainerMode)g_value_get_enum (value);
+      changed = MODE (self) != (ContainerMode)g_value_get_enum (value);
       if (changed && self->initialized)
         {
           g_warning ("%s: mode is set when the executor is made; this one stays mode=%s",
                      terret_executor_get_name (TERRET_EXECUTOR (self)),
-                     mode_values[self->mode].value_nick);
+                     mode_values[MODE (self)].value_nick);
           return;
         }
-      self->mode = g_value_get_enum (value);
+      terret_engine_set_mode (TERRET_ENGINE (self), g_value_get_enum (value));
       break;
 
     case TARGET_CONFIG:
@@ -494,15 +190,14 @@ container_set_property (GObject      *object,
     case TARGET_ENGINE:
       if (!self->initialized)
         g_hash_table_add (self->set_early, g_strdup (name));
-      else if ((klass->modes[prop_id] & (1u << self->mode)) == 0)
+      else if ((klass->modes[prop_id] & (1u << MODE (self))) == 0)
         {
           g_warning ("%s: the setting “%s” is not one of mode=%s; ignored",
                      terret_executor_get_name (TERRET_EXECUTOR (self)), name,
-                     mode_values[self->mode].value_nick);
+                     mode_values[MODE (self)].value_nick);
           return;
         }
-      set_engine_property (self, self->session, pspec, value);
-      set_engine_property (self, self->command, pspec, value);
+      changed = terret_engine_set_shared_setting (TERRET_ENGINE (self), name, value);
       break;
     }
 
@@ -608,8 +303,8 @@ container_class_init (TerretContainerExecutorClass *klass,
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GObjectClass *engine_classes[2] = {
-    g_type_class_ref (TERRET_TYPE_CONTAINER_SESSION),
-    g_type_class_ref (TERRET_TYPE_CONTAINER_COMMAND),
+    g_type_class_ref (TERRET_TYPE_SESSION_EXECUTOR),
+    g_type_class_ref (TERRET_TYPE_COMMAND_EXECUTOR),
   };
   g_autoptr(GPtrArray) copies = g_ptr_array_new ();
   g_autoptr(GArray) modes = g_array_new (FALSE, TRUE, sizeof (guint8));
@@ -617,6 +312,8 @@ container_class_init (TerretContainerExecutorClass *klass,
 
   object_class->get_property = container_get_property;
   object_class->set_property = container_set_property;
+  terret_container_engine_class_init (TERRET_ENGINE_CLASS (klass));
+  TERRET_ENGINE_CLASS (klass)->check_available = container_check_available;
   klass->engine = engine;
 
   /* The engines' settings, once each: the session's first, so a setting
@@ -688,9 +385,6 @@ container_init (TerretContainerExecutor *self,
                 TerretContainerEngine    engine)
 {
   self->config = terret_container_config_new (engine);
-  self->mode = MODE_SESSION;
-  self->session = terret_container_engine_new (self->config, TRUE);
-  self->command = terret_container_engine_new (self->config, FALSE);
   self->set_early = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }
 
@@ -698,12 +392,6 @@ static void
 container_dispose (GObject       *object,
                    GObjectClass  *parent_class)
 {
-  TerretContainerExecutor *self = CONTAINER_EXECUTOR (object);
-
-  /* The engine closes every session as it goes: nothing outlives this. */
-  g_clear_object (&self->session);
-  g_clear_object (&self->command);
-
   parent_class->dispose (object);
 }
 
@@ -729,11 +417,8 @@ container_finalize (GObject      *object,
   typedef TerretContainerExecutor TypeName;                                                \
   typedef TerretContainerExecutorClass TypeName##Class;                                    \
   GType type_name##_get_type (void);                                                       \
-  G_DEFINE_DYNAMIC_TYPE_EXTENDED (TypeName, type_name, G_TYPE_OBJECT, G_TYPE_FLAG_FINAL,   \
-                                  G_IMPLEMENT_INTERFACE_DYNAMIC (TERRET_TYPE_EXECUTOR,     \
-                                                                 executor_iface_init)      \
-                                  G_IMPLEMENT_INTERFACE_DYNAMIC (G_TYPE_INITABLE,          \
-                                                                 initable_iface_init))     \
+  G_DEFINE_DYNAMIC_TYPE_EXTENDED (TypeName, type_name, TERRET_TYPE_ENGINE,               \
+                                  G_TYPE_FLAG_FINAL, {})                                   \
   static void                                                                              \
   type_name##_dispose (GObject *object)                                                    \
   {                                                                                        \
@@ -776,7 +461,6 @@ g_io_module_load (GIOModule *module)
   mode_type = g_type_module_register_enum (type_module, "TerretContainerMode", mode_values);
   terret_container_config_register (type_module);
   terret_container_channel_register (type_module);
-  terret_container_engines_register (type_module);
   terret_podman_executor_register_type (type_module);
   terret_docker_executor_register_type (type_module);
   terret_kubernetes_executor_register_type (type_module);
