@@ -68,4 +68,10 @@ typedef enum {
 TERRET_AVAILABLE_IN_0_1
 GQuark terret_exec_error_quark (void);
 
+TERRET_AVAILABLE_IN_0_3
+gboolean terret_exec_error_set_invalid_setting (GError     **error,
+                                                const char  *setting,
+                                                const char  *value,
+                                                const char  *why);
+
 G_END_DECLS

@@ -13,7 +13,6 @@
 
 #include "terret-launcher.h"
 #include "terret-process.h"
-#include "terret-version-macros.h"
 
 G_BEGIN_DECLS
 
@@ -112,5 +111,9 @@ void           terret_shell_channel_set_process     (TerretShellChannel  *self,
                                                      TerretProcess       *process,
                                                      int                  read_fd,
                                                      int                  write_fd);
+
+TERRET_AVAILABLE_IN_0_3
+gboolean      terret_shell_is_variable_name (const char *name,
+                                             gssize      length);
 
 G_END_DECLS

@@ -66,6 +66,7 @@
 #include <sys/random.h>
 
 #include "terret-error.h"
+#include "terret-shell-channel.h"
 #include "terret-shell-protocol-private.h"
 
 /* The statuses of the command's last pipeline, saved in the harness's
@@ -585,10 +586,30 @@ append_single_quoted (GString    *out,
   g_string_append_c (out, '\'');
 }
 
-static gboolean
-is_name (const char *name,
-         gsize       len)
+/**
+ * terret_shell_is_variable_name:
+ * @name: (array length=length) (element-type gchar): a name, not
+ *   necessarily nul-terminated
+ * @length: its length in bytes, or -1 when it is nul-terminated
+ *
+ * Whether @name can name a shell variable: a letter or `_`, then
+ * letters, digits and `_`. For a backend that passes an environment
+ * through a shell's command line, where anything else would be taken
+ * for the command.
+ *
+ * Returns: %TRUE when it can
+ *
+ * Since: 0.3
+ */
+gboolean
+terret_shell_is_variable_name (const char *name,
+                               gssize      length)
 {
+  gsize len;
+
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  len = length < 0 ? strlen (name) : (gsize)length;
   if (len == 0 || !(g_ascii_isalpha (name[0]) || name[0] == '_'))
     return FALSE;
   for (gsize i = 1; i < len; i++)
@@ -612,7 +633,7 @@ _terret_protocol_check_env (const char * const  *env,
     {
       const char *eq = strchr (env[i], '=');
 
-      if (eq == NULL || !is_name (env[i], eq - env[i]))
+      if (eq == NULL || !terret_shell_is_variable_name (env[i], eq - env[i]))
         {
           g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,
                        "env: “%s” is not NAME=VALUE with a shell variable's name", env[i]);

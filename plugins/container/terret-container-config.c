@@ -315,17 +315,6 @@ terret_container_config_install_properties (GObjectClass          *klass,
 
 /* --- Checking ----------------------------------------------------------- */
 
-static gboolean
-invalid (GError    **error,
-         const char *setting,
-         const char *value,
-         const char *why)
-{
-  g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG,
-               "invalid value “%s” for %s: %s", value, setting, why);
-  return FALSE;
-}
-
 /* A word the engine would read as one of its options. */
 static gboolean
 is_option_like (const char *word)
@@ -363,15 +352,15 @@ terret_container_config_check (TerretContainerConfig  *self,
                          "container and image are both set: run in a running container, or in "
                          "a disposable one from an image, not both");
   else if (self->container != NULL && is_option_like (self->container))
-    invalid (error, "container", self->container, "not a container's name or id");
+    terret_exec_error_set_invalid_setting (error, "container", self->container, "not a container's name or id");
   else if (self->image != NULL && is_option_like (self->image))
-    invalid (error, "image", self->image, "not an image's name");
+    terret_exec_error_set_invalid_setting (error, "image", self->image, "not an image's name");
   else if (self->namespace != NULL && is_option_like (self->namespace))
-    invalid (error, "namespace", self->namespace, "not a namespace's name");
+    terret_exec_error_set_invalid_setting (error, "namespace", self->namespace, "not a namespace's name");
   else if (self->kube_container != NULL && is_option_like (self->kube_container))
-    invalid (error, "kube-container", self->kube_container, "not a container's name");
+    terret_exec_error_set_invalid_setting (error, "kube-container", self->kube_container, "not a container's name");
   else if (!g_path_is_absolute (self->launcher_dir))
-    invalid (error, "launcher-dir", self->launcher_dir, "not an absolute path");
+    terret_exec_error_set_invalid_setting (error, "launcher-dir", self->launcher_dir, "not an absolute path");
   else if (self->image != NULL && self->launcher == TERRET_CONTAINER_LAUNCHER_NONE)
     g_set_error_literal (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG,
                          "launcher=none is for a running container (container): a disposable "

@@ -146,17 +146,6 @@ settings_snapshot (TerretSshExecutor *self,
   g_mutex_unlock (&self->mutex);
 }
 
-static gboolean
-invalid_setting (GError    **error,
-                 const char *setting,
-                 const char *value,
-                 const char *why)
-{
-  g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG,
-               "invalid value “%s” for %s: %s", value, setting, why);
-  return FALSE;
-}
-
 /* A value ssh's option parser takes as one word even with spaces in it. */
 static char *
 option_value (const char *value)
@@ -209,18 +198,18 @@ build_client_argv (const Settings  *settings,
   /* ssh would read these as options, not as a host or a user. */
   if (settings->host[0] == '-' || strpbrk (settings->host, " \t\n") != NULL)
     {
-      invalid_setting (error, "host", settings->host, "not a host name");
+      terret_exec_error_set_invalid_setting (error, "host", settings->host, "not a host name");
       return NULL;
     }
   if (settings->user != NULL && (settings->user[0] == '-' || strpbrk (settings->user, " \t\n@") != NULL))
     {
-      invalid_setting (error, "user", settings->user, "not a user name");
+      terret_exec_error_set_invalid_setting (error, "user", settings->user, "not a user name");
       return NULL;
     }
   if (g_strcmp0 (strict, "yes") != 0 && g_strcmp0 (strict, "accept-new") != 0 &&
       g_strcmp0 (strict, "no") != 0)
     {
-      invalid_setting (error, "strict-host-key-checking", strict != NULL ? strict : "",
+      terret_exec_error_set_invalid_setting (error, "strict-host-key-checking", strict != NULL ? strict : "",
                        "expected yes, accept-new or no");
       return NULL;
     }
@@ -229,7 +218,7 @@ build_client_argv (const Settings  *settings,
   if (settings->identity_file != NULL &&
       !g_file_test (settings->identity_file, G_FILE_TEST_IS_REGULAR))
     {
-      invalid_setting (error, "identity-file", settings->identity_file, "no such file");
+      terret_exec_error_set_invalid_setting (error, "identity-file", settings->identity_file, "no such file");
       return NULL;
     }
   for (guint i = 0; settings->ssh_options != NULL && settings->ssh_options[i] != NULL; i++)
@@ -238,7 +227,7 @@ build_client_argv (const Settings  *settings,
 
       if (*option == '\0' || *option == '-' || strpbrk (option, "= \t") == NULL)
         {
-          invalid_setting (error, "ssh-options", option,
+          terret_exec_error_set_invalid_setting (error, "ssh-options", option,
                            "expected an ssh_config option as Name=value, such as Compression=yes");
           return NULL;
         }
@@ -351,18 +340,6 @@ terret_ssh_executor_create_channel (TerretSessionExecutor  *executor,
   return terret_ssh_channel_new ();
 }
 
-static gboolean
-is_identifier (const char *name,
-               gsize       len)
-{
-  if (len == 0 || !(g_ascii_isalpha (name[0]) || name[0] == '_'))
-    return FALSE;
-  for (gsize i = 1; i < len; i++)
-    if (!(g_ascii_isalnum (name[i]) || name[i] == '_'))
-      return FALSE;
-  return TRUE;
-}
-
 /* The remote shell's environment is the remote account's own, plus the
  * session defaults (TERM=dumb, PAGER=cat, ...) and the env setting on
  * top. The host's environment stays here: its PATH, HOME and secrets
@@ -419,7 +396,7 @@ terret_ssh_executor_prepare_spawn (TerretSessionExecutor  *executor,
       const char *eq = strchr (envp[i], '=');
 
       /* The remote `env` would take anything else for the command. */
-      if (!is_identifier (envp[i], eq - envp[i]))
+      if (!terret_shell_is_variable_name (envp[i], eq - envp[i]))
         {
           g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG,
                        "The environment entry “%s” does not name a shell variable, so it "

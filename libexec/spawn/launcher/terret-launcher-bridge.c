@@ -732,10 +732,11 @@ far_lost (Bridge *bridge)
 }
 
 static int
-handle_frame (Bridge          *bridge,
+handle_frame (void            *data,
               const FarHeader *header,
               const uint8_t   *payload)
 {
+  Bridge *bridge = data;
   BridgeUnit *unit = find_unit (bridge, header->unit);
   TerretWireRecord record;
 
@@ -839,6 +840,7 @@ launcher_bridge_main (int    sock,
   while (bridge.sock >= 0 || bridge.n_units > 0)
     {
       size_t n = 0;
+      int waited;
 
       relay_pollfds_reserve (&pfds, &size_pfds, 5 + bridge.n_units * (1 + TERRET_WIRE_MAX_FDS));
 
@@ -849,17 +851,12 @@ launcher_bridge_main (int    sock,
                                     POLLOUT, 0 };
       pfds[n++] = (struct pollfd) { bridge.client_err, POLLIN, 0 };
       for (size_t i = 0; i < bridge.n_units; i++)
-        {
-          BridgeUnit *unit = bridge.units[i];
+        n += relay_unit_poll (pfds + n, bridge.units[i]->lib, bridge.units[i]->streams,
+                              bridge.units[i]->n_streams);
 
-          pfds[n++] = (struct pollfd) { unit->lib, POLLIN, 0 };
-          relay_streams_poll (unit->streams, unit->n_streams, pfds + n);
-          n += unit->n_streams;
-        }
-
-      if (poll (pfds, n, -1) < 0)
+      if ((waited = relay_wait (pfds, n)) <= 0)
         {
-          if (errno == EINTR)
+          if (waited == 0)
             continue;
           break;
         }
@@ -901,19 +898,10 @@ launcher_bridge_main (int    sock,
 
       if (pfds[2].revents & (POLLIN | POLLHUP | POLLERR))
         {
-          FarHeader header;
-          const uint8_t *payload;
-          int got;
-
           if (relay_fill (&bridge.peer) == 0)
             far_lost (&bridge);
-          while ((got = relay_next (&bridge.peer, FAR_DATA_MAX + 64, &header, &payload)) > 0)
-            if (handle_frame (&bridge, &header, payload) < 0)
-              {
-                got = -1;
-                break;
-              }
-          if (got < 0 && !bridge.far_lost)
+          if (relay_dispatch (&bridge.peer, FAR_DATA_MAX + 64, handle_frame, &bridge) < 0 &&
+              !bridge.far_lost)
             {
               fprintf (stderr, "terret-launcher: --bridge: the far side broke the protocol\n");
               stop_client (&bridge, 1);

@@ -413,6 +413,42 @@ relay_streams_poll (const RelayStream *streams,
     }
 }
 
+size_t
+relay_unit_poll (struct pollfd     *pfds,
+                 int                control,
+                 const RelayStream *streams,
+                 size_t             n_streams)
+{
+  pfds[0] = (struct pollfd) { control, POLLIN, 0 };
+  relay_streams_poll (streams, n_streams, pfds + 1);
+  return 1 + n_streams;
+}
+
+int
+relay_wait (struct pollfd *pfds,
+            size_t         n)
+{
+  if (poll (pfds, n, -1) >= 0)
+    return 1;
+  return errno == EINTR ? 0 : -1;
+}
+
+int
+relay_dispatch (RelayPeer      *peer,
+                size_t          max_size,
+                RelayFrameFunc  handle,
+                void           *data)
+{
+  FarHeader header;
+  const uint8_t *payload;
+  int got;
+
+  while ((got = relay_next (peer, max_size, &header, &payload)) > 0)
+    if (handle (data, &header, payload) < 0)
+      return -1;
+  return got < 0 ? -1 : 0;
+}
+
 int
 relay_streams_ready (const struct pollfd *pfds,
                      size_t               n_streams)

@@ -69,6 +69,18 @@ int  relay_next       (RelayPeer     *peer,
                        FarHeader     *header,
                        const uint8_t **payload);
 
+/* A frame from the peer, handed on; returns -1 when it broke the
+ * protocol. */
+typedef int (*RelayFrameFunc) (void            *data,
+                               const FarHeader *header,
+                               const uint8_t   *payload);
+/* Hands each whole frame the peer sent to @handle, in order; returns -1
+ * when one broke the protocol (or was larger than @max_size). */
+int  relay_dispatch   (RelayPeer      *peer,
+                       size_t          max_size,
+                       RelayFrameFunc  handle,
+                       void           *data);
+
 /* One child descriptor of a unit, carried between the peer and a local
  * descriptor: sent (read locally, DATA to the peer), received (DATA from
  * the peer, written locally), or both (a terminal). */
@@ -123,6 +135,15 @@ void  relay_pollfds_reserve (struct pollfd **pfds,
 void  relay_streams_poll   (const RelayStream   *streams,
                             size_t               n_streams,
                             struct pollfd       *pfds);
+/* One unit's entries: its control socket, then its streams; returns
+ * how many it took. */
+size_t relay_unit_poll     (struct pollfd       *pfds,
+                            int                  control,
+                            const RelayStream   *streams,
+                            size_t               n_streams);
+/* Waits for news on @pfds: 1, 0 for a signal (poll again), -1 on error. */
+int   relay_wait           (struct pollfd       *pfds,
+                            size_t               n);
 /* Whether any of the streams' entries came back with news. */
 int   relay_streams_ready  (const struct pollfd *pfds,
                             size_t               n_streams);

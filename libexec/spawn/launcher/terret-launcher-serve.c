@@ -526,10 +526,11 @@ reset_terminal (ServeUnit *unit)
 
 /* Returns -1 when the bridge broke the protocol. */
 static int
-handle_frame (Serve           *serve,
+handle_frame (void            *data,
               const FarHeader *header,
               const uint8_t   *payload)
 {
+  Serve *serve = data;
   ServeUnit *unit;
   TerretWireRecord record;
 
@@ -652,6 +653,7 @@ launcher_serve_main (char **argv)
   while (!serve.ending)
     {
       size_t n = 0;
+      int waited;
 
       relay_pollfds_reserve (&pfds, &size_pfds, 3 + serve.n_units * (1 + TERRET_WIRE_MAX_FDS));
 
@@ -662,17 +664,12 @@ launcher_serve_main (char **argv)
       pfds[n++] = (struct pollfd) { serve.peer.outgoing.len > 0 ? serve.peer.out_fd : -1,
                                     POLLOUT, 0 };
       for (size_t i = 0; i < serve.n_units; i++)
-        {
-          ServeUnit *unit = serve.units[i];
+        n += relay_unit_poll (pfds + n, serve.units[i]->sock, serve.units[i]->streams,
+                              serve.units[i]->n_streams);
 
-          pfds[n++] = (struct pollfd) { unit->sock, POLLIN, 0 };
-          relay_streams_poll (unit->streams, unit->n_streams, pfds + n);
-          n += unit->n_streams;
-        }
-
-      if (poll (pfds, n, -1) < 0)
+      if ((waited = relay_wait (pfds, n)) <= 0)
         {
-          if (errno == EINTR)
+          if (waited == 0)
             continue;
           break;
         }
@@ -703,19 +700,9 @@ launcher_serve_main (char **argv)
 
       if (pfds[1].revents & (POLLIN | POLLHUP | POLLERR))
         {
-          FarHeader header;
-          const uint8_t *payload;
-          int got;
-
           if (relay_fill (&serve.peer) == 0)
             serve.ending = 1;
-          while ((got = relay_next (&serve.peer, FAR_SPAWN_MAX, &header, &payload)) > 0)
-            if (handle_frame (&serve, &header, payload) < 0)
-              {
-                got = -1;
-                break;
-              }
-          if (got < 0)
+          if (relay_dispatch (&serve.peer, FAR_SPAWN_MAX, handle_frame, &serve) < 0)
             {
               fprintf (stderr, "terret-launcher: --serve: the bridge broke the protocol\n");
               serve.ending = 1;
