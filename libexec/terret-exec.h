@@ -7,8 +7,6 @@
 
 #define __TERRET_EXEC_INSIDE__
 
-#include "terret-version-macros.h"
-#include "terret-types.h"
 #include "terret-enum-types.h"
 #include "terret-error.h"
 #include "terret-request.h"

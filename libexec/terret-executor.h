@@ -15,7 +15,6 @@
 #include "terret-result.h"
 #include "terret-session-info.h"
 #include "terret-types.h"
-#include "terret-version-macros.h"
 
 G_BEGIN_DECLS
 

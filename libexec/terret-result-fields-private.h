@@ -8,7 +8,10 @@
 
 #pragma once
 
-#include "terret-result-private.h"
+#include <glib-object.h>
+
+#include "terret-spool-private.h"
+#include "terret-types.h"
 
 G_BEGIN_DECLS
 

@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include "terret-result-fields-private.h"
+#include "terret-result-private.h"
 
 /**
  * terret_result_get_omitted_at:
@@ -110,6 +111,26 @@ _terret_result_set_omitted_lines (TerretResult *self,
   self->omitted_lines[stream] = lines;
   g_clear_pointer (&self->omitted_errors[stream], g_ptr_array_unref);
   self->omitted_errors[stream] = g_ptr_array_ref (errors);
+}
+
+/*
+ * _terret_result_report_omitted:
+ *
+ * Tells @self what the bytes @capture's cut finish omitted from @stream
+ * held: how many lines, and the first lines among them that look like
+ * errors. @base is the stream offset of the capture's first byte.
+ */
+void
+_terret_result_report_omitted (TerretResult        *self,
+                               TerretStream         stream,
+                               TerretStreamCapture *capture,
+                               guint64              base)
+{
+  guint64 n_lines = 0;
+  g_autoptr(GPtrArray) lines = _terret_stream_capture_take_omitted (capture, base, &n_lines);
+
+  if (lines != NULL)
+    _terret_result_set_omitted_lines (self, stream, n_lines, lines);
 }
 
 /**

@@ -7,6 +7,7 @@
 
 #include "terret-result.h"
 #include "terret-output-line.h"
+#include "terret-capture-private.h"
 #include "terret-spool-private.h"
 
 G_BEGIN_DECLS
@@ -18,5 +19,10 @@ void _terret_result_set_omitted_lines (TerretResult *self,
                                        TerretStream  stream,
                                        guint64       lines,
                                        GPtrArray    *errors);
+
+void _terret_result_report_omitted    (TerretResult        *self,
+                                       TerretStream         stream,
+                                       TerretStreamCapture *capture,
+                                       guint64              base);
 
 G_END_DECLS

@@ -7,6 +7,7 @@
 
 #include <sys/wait.h>
 
+#include "terret-result.h"
 #include "terret-result-fields-private.h"
 
 /**

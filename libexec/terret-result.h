@@ -12,7 +12,6 @@
 #include <glib-object.h>
 
 #include "terret-types.h"
-#include "terret-version-macros.h"
 
 G_BEGIN_DECLS
 

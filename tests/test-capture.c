@@ -8,6 +8,7 @@
 #include <glib/gstdio.h>
 
 #include "terret-capture-private.h"
+#include "terret-result-private.h"
 #include "terret-spool-private.h"
 #include "terret-utf8-private.h"
 #include "terret-test-utils.h"
@@ -1447,7 +1448,7 @@ test_stream_capture_omitted_errors (void)
                                            MIN (chunks[c], text->len - i));
           bytes = _terret_stream_capture_finish (capture, FALSE, &dropped, &cut);
           g_assert_cmpuint (dropped, >, 0);
-          _terret_stream_capture_report_omitted (capture, result, TERRET_STREAM_STDOUT, 1000);
+          _terret_result_report_omitted (result, TERRET_STREAM_STDOUT, capture, 1000);
 
           for (gsize i = cut; i < cut + dropped; i++)
             newlines += text->str[i] == '\n';

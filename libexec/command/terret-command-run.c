@@ -485,7 +485,7 @@ run_take_stretch_final (CommandRun *run,
 
       bytes = _terret_stream_capture_finish (rs->capture, FALSE, &dropped, &cut);
       if (dropped > 0)
-        _terret_stream_capture_report_omitted (rs->capture, result, rs->stream, rs->offset);
+        _terret_result_report_omitted (result, rs->stream, rs->capture, rs->offset);
       g_clear_pointer (&rs->capture, _terret_stream_capture_free);
       data = g_bytes_get_data (bytes, &len);
       /* The kept bytes end where the stretch does, unless a head dropped
@@ -924,7 +924,7 @@ _terret_command_run_spawn (CommandRun        *run,
    * a far side's directories are not this host's: one that is not there
    * fails the spawn, naming it. */
   cwd = terret_launcher_get_cwd (launcher);
-  if (cwd != NULL && !_terret_launcher_link_is_far (launcher_link) &&
+  if (cwd != NULL && !run->far &&
       !g_file_test (cwd, G_FILE_TEST_IS_DIR))
     {
       g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_REQUEST,

@@ -9,7 +9,6 @@
 #include <glib-object.h>
 
 #include "terret-types.h"
-#include "terret-result.h"
 
 G_BEGIN_DECLS
 
@@ -170,10 +169,9 @@ GBytes              *_terret_stream_capture_finish   (TerretStreamCapture  *self
                                                       gboolean              partial,
                                                       guint64              *dropped,
                                                       gsize                *cut_offset);
-void                 _terret_stream_capture_report_omitted (TerretStreamCapture *self,
-                                                            TerretResult        *result,
-                                                            TerretStream         stream,
-                                                            guint64              base);
+GPtrArray           *_terret_stream_capture_take_omitted (TerretStreamCapture *self,
+                                                          guint64              base,
+                                                          guint64             *n_lines);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TerretHeadTailCapture, _terret_head_tail_capture_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TerretStreamCapture, _terret_stream_capture_free)

@@ -9,7 +9,7 @@
 #include "config.h"
 
 #include "terret-capture-private.h"
-#include "terret-result-private.h"
+#include "terret-output-line.h"
 
 struct _TerretStreamCapture
 {
@@ -241,30 +241,33 @@ _terret_stream_capture_finish (TerretStreamCapture *self,
 }
 
 /*
- * _terret_stream_capture_report_omitted:
+ * _terret_stream_capture_take_omitted:
  * @self: a capture that finished
  * @base: the stream offset of the capture's first byte (a poll's
  *   stretch begins past the earlier ones')
+ * @n_lines: (out): how many lines the omitted bytes held
  *
- * Tells @result what the bytes a cut finish omitted held: how many
- * lines, and the first lines among them that look like errors.
+ * What the bytes a cut finish omitted held: the first lines among them
+ * that look like errors, at their stream offsets, or NULL when the
+ * capture omitted nothing it could tell of.
  */
-void
-_terret_stream_capture_report_omitted (TerretStreamCapture *self,
-                                       TerretResult        *result,
-                                       TerretStream         stream,
-                                       guint64              base)
+GPtrArray *
+_terret_stream_capture_take_omitted (TerretStreamCapture *self,
+                                     guint64              base,
+                                     guint64             *n_lines)
 {
-  g_autoptr(GPtrArray) lines = NULL;
+  GPtrArray *lines;
 
-  g_return_if_fail (self != NULL);
+  g_return_val_if_fail (self != NULL, NULL);
 
+  *n_lines = 0;
   if (self->omitted_texts == NULL)
-    return;
+    return NULL;
 
   lines = g_ptr_array_new_with_free_func ((GDestroyNotify) terret_output_line_unref);
   for (guint i = 0; i < self->omitted_texts->len; i++)
     g_ptr_array_add (lines, terret_output_line_new (base + g_array_index (self->omitted_offsets, guint64, i),
                                                     g_ptr_array_index (self->omitted_texts, i)));
-  _terret_result_set_omitted_lines (result, stream, self->omitted_lines, lines);
+  *n_lines = self->omitted_lines;
+  return lines;
 }

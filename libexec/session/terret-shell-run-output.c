@@ -168,8 +168,8 @@ run_build_result (TerretShellRun *run,
     {
       terret_result_set_dropped (result, TERRET_STREAM_STDOUT, dropped, cut);
       terret_result_set_omitted_at (result, TERRET_STREAM_STDOUT, run->stretch_start + cut);
-      _terret_stream_capture_report_omitted (run->capture, result, TERRET_STREAM_STDOUT,
-                                             run->stretch_start);
+      _terret_result_report_omitted (result, TERRET_STREAM_STDOUT, run->capture,
+                                     run->stretch_start);
     }
   if (run->spool != NULL)
     {

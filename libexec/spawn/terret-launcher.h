@@ -13,7 +13,6 @@
 
 #include "terret-process.h"
 #include "terret-types.h"
-#include "terret-version-macros.h"
 
 G_BEGIN_DECLS
 
