@@ -31,6 +31,7 @@ struct _TerretResult
   int term_signal;              /* 0 when none */
   GArray *pipestatus;           /* (owned) (nullable) of int */
   TerretClock clock;
+  TerretInputWait input;        /* (owned) prompt */
   guint timed_out : 1;
   guint stalled : 1;
   guint running : 1;

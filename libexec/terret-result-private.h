@@ -8,6 +8,7 @@
 #include "terret-result.h"
 #include "terret-output-line.h"
 #include "terret-spool-private.h"
+#include "terret-input-wait-private.h"
 
 G_BEGIN_DECLS
 
@@ -18,5 +19,7 @@ void _terret_result_set_omitted_lines (TerretResult *self,
                                        TerretStream  stream,
                                        guint64       lines,
                                        GPtrArray    *errors);
+void _terret_result_set_input_wait    (TerretResult          *self,
+                                       const TerretInputWait *wait);
 
 G_END_DECLS

@@ -280,4 +280,26 @@ typedef enum {
   TERRET_IDLE_ACTION_RETURN,
 } TerretIdleAction;
 
+/**
+ * TerretInputState:
+ * @TERRET_INPUT_STATE_UNKNOWN: could not be read: the command has no
+ *   terminal (oneshot), or the kernel state of the side that runs it
+ *   cannot be read from here
+ * @TERRET_INPUT_STATE_NOT_WAITING: the command does not wait for input
+ *   (it runs, sleeps, or waits on anything but its terminal)
+ * @TERRET_INPUT_STATE_WAITING: every process of the terminal's foreground
+ *   group sleeps reading the terminal: the command waits for input
+ *
+ * Whether a command left running waits for input on its terminal; see
+ * [method@Terret.Result.get_input_state] and
+ * [Interactive commands](interactive.html).
+ *
+ * Since: 0.3
+ */
+typedef enum {
+  TERRET_INPUT_STATE_UNKNOWN,
+  TERRET_INPUT_STATE_NOT_WAITING,
+  TERRET_INPUT_STATE_WAITING,
+} TerretInputState;
+
 G_END_DECLS

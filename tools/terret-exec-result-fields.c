@@ -312,6 +312,48 @@ add_pipestatus (JsonBuilder       *builder,
   json_builder_end_array (builder);
 }
 
+static void
+add_waiting (JsonBuilder       *builder,
+             const ResultField *field,
+             TerretResult      *result)
+{
+  TerretInputState state = terret_result_get_input_state (result);
+
+  json_builder_set_member_name (builder, field->name);
+  if (state == TERRET_INPUT_STATE_UNKNOWN)
+    json_builder_add_null_value (builder);
+  else
+    json_builder_add_boolean_value (builder, state == TERRET_INPUT_STATE_WAITING);
+}
+
+static void
+add_input_prompt (JsonBuilder       *builder,
+                  const ResultField *field,
+                  TerretResult      *result)
+{
+  const char *prompt = terret_result_get_input_prompt (result);
+
+  json_builder_set_member_name (builder, field->name);
+  if (prompt != NULL && terret_result_get_input_state (result) == TERRET_INPUT_STATE_WAITING)
+    json_builder_add_string_value (builder, prompt);
+  else
+    json_builder_add_null_value (builder);
+}
+
+static void
+add_waiting_since (JsonBuilder       *builder,
+                   const ResultField *field,
+                   TerretResult      *result)
+{
+  double since = terret_result_get_input_since (result);
+
+  json_builder_set_member_name (builder, field->name);
+  if (since >= 0 && terret_result_get_input_state (result) == TERRET_INPUT_STATE_WAITING)
+    json_builder_add_double_value (builder, since);
+  else
+    json_builder_add_null_value (builder);
+}
+
 /* In the order responses carry them. */
 static const ResultField result_fields[] = {
   { "status", "[\"integer\", \"null\"]",
@@ -367,6 +409,20 @@ static const ResultField result_fields[] = {
   { "pipestatus", "[\"array\", \"null\"]",
     "The exit status of each command of the last pipeline (bash's PIPESTATUS); null where the "
     "backend cannot know it", add_pipestatus },
+  /* A command left running that waits for input on its terminal. */
+  { "waiting_for_input", "[\"boolean\", \"null\"]",
+    "Whether the command, still running, waits for input on its terminal (answer it with input); "
+    "null where that cannot be known (no terminal, a far side whose processes cannot be read)",
+    add_waiting },
+  { "input_prompt", "[\"string\", \"null\"]",
+    "The last line the command printed before it waited for input, at most 256 bytes",
+    add_input_prompt },
+  { "input_secret", "\"boolean\"", "The input it waits for is not echoed (a password)",
+    add_flag, .flag = terret_result_get_input_secret },
+  { "input_pager", "\"boolean\"", "A pager holds the terminal: it waits for a key (q ends it)",
+    add_flag, .flag = terret_result_get_input_pager },
+  { "waiting_since", "[\"number\", \"null\"]",
+    "Seconds from the run's start to when the wait for input was first seen", add_waiting_since },
 };
 
 /* List fields ---------------------------------------------------------- */
