@@ -55,7 +55,10 @@ run_on_deadline (TerretShellRun *run)
 
   if (run->plan->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
     {
-      run_detach (run, run->plan->timeout_clock, run->plan->timeout);
+      /* Handed back already: a fresh shell under a detached run starts
+       * its clocks again, and there is no caller left to hand it to. */
+      if (run->task != NULL)
+        run_detach (run, run->plan->timeout_clock, run->plan->timeout);
       return;
     }
 
