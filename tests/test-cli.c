@@ -970,6 +970,24 @@ test_serve_refusals (void)
     g_assert_cmpstr (error_code (json_node_get_object (response)), ==, "no-shell");
   }
 
+  /* null is absent, for a field the op takes and for one it does not. */
+  server_send (&server, "{\"id\": \"null\", \"op\": \"list\", \"session\": null}");
+  {
+    g_autoptr(JsonNode) response = server_recv (&server);
+
+    /* Served as a plain list, which noshell cannot do. */
+    g_assert_cmpstr (json_object_get_string_member (json_node_get_object (response), "id"), ==, "null");
+    g_assert_cmpstr (error_code (json_node_get_object (response)), ==, "not-supported");
+  }
+  server_send (&server, "{\"id\": \"null-run\", \"command\": \"true\", \"session\": null, "
+               "\"timeout\": null, \"op\": null}");
+  {
+    g_autoptr(JsonNode) response = server_recv (&server);
+
+    g_assert_cmpstr (json_object_get_string_member (json_node_get_object (response), "id"), ==, "null-run");
+    g_assert_cmpstr (error_code (json_node_get_object (response)), ==, "no-shell");
+  }
+
   server_finish (&server);
 }
 
@@ -1855,6 +1873,9 @@ main (int    argc,
       char **argv)
 {
   terret_test_init (&argc, &argv);
+  /* The servers these tests start inherit it: a GLib critical any request
+   * provokes aborts the server, and the test sees it die. */
+  g_setenv ("G_DEBUG", "gc-friendly,fatal-criticals", TRUE);
 
   g_test_add_func ("/cli/exit/status", test_exit_status);
   g_test_add_func ("/cli/exit/timeout", test_exit_timeout);

@@ -1026,6 +1026,18 @@ test_tasks_refusals (void)
   response = mcp_call (&mcp, "tasks/list", "{\"cursor\": \"x\"}");
   g_assert_cmpint (error_code_of (response), ==, -32602);
   g_clear_pointer (&response, json_node_unref);
+  /* A number before any task was made: no cursor this server gave. */
+  response = mcp_call (&mcp, "tasks/list", "{\"cursor\": \"1\"}");
+  g_assert_cmpint (error_code_of (response), ==, -32602);
+  g_clear_pointer (&response, json_node_unref);
+  /* null is absent, for a method's params and a tool's arguments. */
+  response = mcp_call (&mcp, "tasks/list", "{\"cursor\": null, \"_meta\": null}");
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (result_of (response), "tasks")), ==, 0);
+  g_clear_pointer (&response, json_node_unref);
+  response = mcp_tool (&mcp, "bash", "{\"command\": \"echo n\", \"session\": null, \"timeout\": null, "
+                       "\"no_such_argument\": null}");
+  g_assert_cmpstr (json_object_get_string_member (structured_of (result_of (response)), "stdout"), ==, "n\n");
+  g_clear_pointer (&response, json_node_unref);
   response = mcp_call (&mcp, "tools/call", "{\"name\": \"bash_poll\", \"arguments\": {}, \"task\": {}}");
   g_assert_cmpint (error_code_of (response), ==, -32601);
   g_clear_pointer (&response, json_node_unref);
@@ -1149,6 +1161,17 @@ test_bash_output (void)
   g_assert_nonnull (strstr (text, ": FAILED test_frob\n[1 matching lines"));
   g_clear_pointer (&response, json_node_unref);
 
+  /* Empty bytes are text, in a run's fields and a read's alike: "", never
+   * a _base64 member. */
+  response = mcp_tool (&mcp, "bash", "{\"command\": \"true\"}");
+  g_assert_cmpstr (json_object_get_string_member (structured_of (result_of (response)), "stdout"), ==, "");
+  g_assert_false (json_object_has_member (structured_of (result_of (response)), "stdout_base64"));
+  g_clear_pointer (&response, json_node_unref);
+  response = mcp_tool (&mcp, "bash_output", "{}");
+  g_assert_cmpstr (json_object_get_string_member (structured_of (result_of (response)), "data"), ==, "");
+  g_assert_false (json_object_has_member (structured_of (result_of (response)), "data_base64"));
+  g_clear_pointer (&response, json_node_unref);
+
   response = mcp_tool (&mcp, "bash", "{\"command\": \"echo x\", \"keep_full_output\": false}");
   g_assert_true (json_object_get_null_member (structured_of (result_of (response)), "full_output"));
   g_clear_pointer (&response, json_node_unref);
@@ -1164,6 +1187,9 @@ main (int    argc,
       char **argv)
 {
   terret_test_init (&argc, &argv);
+  /* The servers these tests start inherit it: a GLib critical any request
+   * provokes aborts the server, and the test sees it die. */
+  g_setenv ("G_DEBUG", "gc-friendly,fatal-criticals", TRUE);
 
   g_test_add_func ("/mcp/initialize", test_initialize);
   g_test_add_func ("/mcp/tools-list/noshell", test_tools_list_noshell);

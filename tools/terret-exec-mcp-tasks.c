@@ -176,8 +176,11 @@ cli_mcp_tasks_list (CliMcpTasks  *tasks,
   guint listed = 0;
   GList *l;
 
+  /* With no task ever made no cursor was given (and 1 > 0 would be a
+   * range g_ascii_string_to_unsigned() refuses). */
   if (cursor != NULL &&
-      (!g_ascii_string_to_unsigned (cursor, 10, 1, tasks->serial, &after, NULL)))
+      (tasks->serial == 0 ||
+       !g_ascii_string_to_unsigned (cursor, 10, 1, tasks->serial, &after, NULL)))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                    "“cursor”: not a cursor this server gave: “%s”", cursor);
