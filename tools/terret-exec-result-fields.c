@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "terret-exec-common.h"
 #include "terret-exec-fields.h"
 
 typedef struct _ResultField ResultField;
@@ -32,42 +33,6 @@ struct _ResultField
   gboolean (*flag) (TerretResult *result);  /* for add_flag */
 };
 
-static gboolean
-is_text (const guint8 *data,
-         gsize         len)
-{
-  /* g_utf8_validate_len() refuses NUL bytes, which is what we want: a
-   * string with an embedded NUL would not survive most JSON readers'
-   * C strings, so such output travels as base64 too. */
-  return len == 0 || g_utf8_validate_len ((const char *)data, len, NULL);
-}
-
-/* `NAME: "text"` when the bytes are valid UTF-8, else `NAME_base64: "..."`:
- * exactly one of the two keys, so a reader never has to guess. */
-static void
-add_bytes_member (JsonBuilder  *builder,
-                  const char   *name,
-                  const guint8 *data,
-                  gsize         len)
-{
-  if (is_text (data, len))
-    {
-      /* g_strndup (NULL, 0), for empty bytes, would give NULL, not "". */
-      g_autofree char *text = len > 0 ? g_strndup ((const char *)data, len) : g_strdup ("");
-
-      json_builder_set_member_name (builder, name);
-      json_builder_add_string_value (builder, text);
-    }
-  else
-    {
-      g_autofree char *member = g_strconcat (name, "_base64", NULL);
-      g_autofree char *encoded = g_base64_encode (data, len);
-
-      json_builder_set_member_name (builder, member);
-      json_builder_add_string_value (builder, encoded);
-    }
-}
-
 /* A path is bytes too; a non-UTF-8 one travels as base64 rather than
  * being mangled into something that names no file. */
 static void
@@ -76,7 +41,7 @@ add_path_member (JsonBuilder *builder,
                  const char  *path)
 {
   if (path != NULL)
-    add_bytes_member (builder, name, (const guint8 *) path, strlen (path));
+    cli_json_add_bytes (builder, name, (const guint8 *) path, strlen (path));
   else
     {
       json_builder_set_member_name (builder, name);
@@ -128,7 +93,7 @@ add_output (JsonBuilder       *builder,
     }
 
   data = g_bytes_get_data (bytes, &len);
-  add_bytes_member (builder, field->name, data, len);
+  cli_json_add_bytes (builder, field->name, data, len);
 }
 
 static void
@@ -255,7 +220,7 @@ add_omitted_errors (JsonBuilder       *builder,
       json_builder_begin_object (builder);
       json_builder_set_member_name (builder, "offset");
       json_builder_add_int_value (builder, (gint64) terret_output_line_get_offset (line));
-      add_bytes_member (builder, "text", data, len);
+      cli_json_add_bytes (builder, "text", data, len);
       json_builder_end_object (builder);
     }
   json_builder_end_array (builder);
@@ -464,7 +429,7 @@ cli_session_infos_members (GPtrArray *infos)
       json_builder_set_member_name (builder, "state");
       json_builder_add_string_value (builder, state_nick (terret_session_info_get_state (info)));
       if (command != NULL)
-        add_bytes_member (builder, "command", (const guint8 *)command, strlen (command));
+        cli_json_add_bytes (builder, "command", (const guint8 *)command, strlen (command));
       else
         {
           json_builder_set_member_name (builder, "command");
