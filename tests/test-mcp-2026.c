@@ -1,0 +1,172 @@
+/* test-mcp-2026.c: `terret-exec mcp` on MCP 2026-07-28 and the Tasks
+ * extension, run as a real process and spoken to in JSON-RPC lines as a
+ * host would, without node
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#include <string.h>
+
+#include <json-glib/json-glib.h>
+
+#include "terret-test-mcp.h"
+#include "terret-test-utils.h"
+
+#define META_2026 "\"_meta\": {\"io.modelcontextprotocol/protocolVersion\": \"2026-07-28\", " \
+                  "\"io.modelcontextprotocol/clientInfo\": {\"name\": \"test-mcp\", \"version\": \"1\"}, " \
+                  "\"io.modelcontextprotocol/clientCapabilities\": {}}"
+#define META_2026_TASKS "\"_meta\": {\"io.modelcontextprotocol/protocolVersion\": \"2026-07-28\", " \
+                        "\"io.modelcontextprotocol/clientCapabilities\": " \
+                        "{\"extensions\": {\"io.modelcontextprotocol/tasks\": {}}}}"
+
+/* tasks/get of @task_id until its status leaves working; the last answer. */
+static JsonNode *
+task_until_settled (Mcp        *mcp,
+                    const char *task_id)
+{
+  g_autofree char *get = g_strdup_printf ("{\"taskId\": \"%s\", " META_2026_TASKS "}", task_id);
+
+  /* Each round is a request and its answer, no clock: the count only
+   * keeps a server that never settles from hanging the suite. */
+  for (guint i = 0; i < 100000; i++)
+    {
+      JsonNode *response = mcp_call (mcp, "tasks/get", get);
+      JsonObject *result = result_of (response);
+
+      g_assert_cmpstr (json_object_get_string_member (result, "resultType"), ==, "complete");
+      g_assert_cmpstr (json_object_get_string_member (result, "taskId"), ==, task_id);
+      if (!g_str_equal (json_object_get_string_member (result, "status"), "working"))
+        return response;
+      json_node_unref (response);
+    }
+  g_assert_not_reached ();
+}
+
+static void
+test_2026_wire (void)
+{
+  g_auto(Mcp) mcp = { 0 };
+  g_autoptr(JsonNode) response = NULL;
+  g_autofree char *task_id = NULL;
+  g_autofree char *params = NULL;
+  JsonObject *result;
+  JsonArray *tools;
+
+  REQUIRE_BACKEND ("pty");
+
+  g_test_summary ("MCP 2026-07-28 without initialize: server/discover, tools/list and tools/call "
+                  "with resultType, a task where the request declares the Tasks extension, "
+                  "tasks/get, tasks/update and tasks/cancel; no tasks/list; an unknown revision "
+                  "is -32022; the 2025-11-25 lane beside it is untouched");
+  mcp_start (&mcp, "pty");
+
+  response = mcp_call (&mcp, "server/discover", "{" META_2026 "}");
+  result = result_of (response);
+  g_assert_cmpstr (json_object_get_string_member (result, "resultType"), ==, "complete");
+  g_assert_cmpstr (json_array_get_string_element (json_object_get_array_member (result, "supportedVersions"), 0),
+                   ==, "2026-07-28");
+  g_assert_true (json_object_has_member (json_object_get_object_member (json_object_get_object_member (result, "capabilities"),
+                                                                        "extensions"),
+                                         "io.modelcontextprotocol/tasks"));
+  g_assert_nonnull (json_object_get_object_member (json_object_get_object_member (result, "_meta"),
+                                                   "io.modelcontextprotocol/serverInfo"));
+  g_clear_pointer (&response, json_node_unref);
+
+  response = mcp_call (&mcp, "tools/list", "{" META_2026 "}");
+  result = result_of (response);
+  g_assert_cmpstr (json_object_get_string_member (result, "resultType"), ==, "complete");
+  g_assert_true (json_object_has_member (result, "ttlMs"));
+  tools = json_object_get_array_member (result, "tools");
+  for (guint i = 0; i < json_array_get_length (tools); i++)
+    g_assert_false (json_object_has_member (json_array_get_object_element (tools, i), "execution"));
+  g_clear_pointer (&response, json_node_unref);
+
+  /* Without the extension: the result, at once. */
+  response = mcp_call (&mcp, "tools/call",
+                       "{\"name\": \"bash\", \"arguments\": {\"command\": \"echo plain\"}, " META_2026 "}");
+  result = result_of (response);
+  g_assert_cmpstr (json_object_get_string_member (result, "resultType"), ==, "complete");
+  g_assert_cmpstr (json_object_get_string_member (structured_of (result), "stdout"), ==, "plain\n");
+  g_clear_pointer (&response, json_node_unref);
+
+  /* With it: a task, which completes with the tool result. */
+  response = mcp_call (&mcp, "tools/call",
+                       "{\"name\": \"bash\", \"arguments\": {\"command\": \"echo tasked\"}, " META_2026_TASKS "}");
+  result = result_of (response);
+  g_assert_cmpstr (json_object_get_string_member (result, "resultType"), ==, "task");
+  g_assert_cmpstr (json_object_get_string_member (result, "status"), ==, "working");
+  g_assert_true (json_object_has_member (result, "pollIntervalMs"));
+  task_id = g_strdup (json_object_get_string_member (result, "taskId"));
+  g_clear_pointer (&response, json_node_unref);
+  response = task_until_settled (&mcp, task_id);
+  result = result_of (response);
+  g_assert_cmpstr (json_object_get_string_member (result, "status"), ==, "completed");
+  result = json_object_get_object_member (result, "result");
+  g_assert_cmpstr (json_object_get_string_member (result, "resultType"), ==, "complete");
+  g_assert_cmpstr (json_object_get_string_member (structured_of (result), "stdout"), ==, "tasked\n");
+  g_clear_pointer (&response, json_node_unref);
+
+  /* An update no request waits for is harmless; a cancel of an ended
+   * task is refused. */
+  params = g_strdup_printf ("{\"taskId\": \"%s\", \"inputResponses\": {\"x\": {\"action\": \"cancel\"}}, "
+                            META_2026_TASKS "}", task_id);
+  response = mcp_call (&mcp, "tasks/update", params);
+  g_assert_cmpstr (json_object_get_string_member (result_of (response), "resultType"), ==, "complete");
+  g_clear_pointer (&response, json_node_unref);
+  g_clear_pointer (&params, g_free);
+  params = g_strdup_printf ("{\"taskId\": \"%s\", " META_2026_TASKS "}", task_id);
+  response = mcp_call (&mcp, "tasks/cancel", params);
+  g_assert_cmpint (error_code_of (response), ==, -32602);
+  g_clear_pointer (&response, json_node_unref);
+  g_clear_pointer (&params, g_free);
+  g_clear_pointer (&task_id, g_free);
+
+  /* tasks/cancel ends a running task and its command. */
+  response = mcp_call (&mcp, "tools/call",
+                       "{\"name\": \"bash\", \"arguments\": {\"command\": \"sleep 30\", \"session\": \"c\"}, "
+                       META_2026_TASKS "}");
+  task_id = g_strdup (json_object_get_string_member (result_of (response), "taskId"));
+  g_clear_pointer (&response, json_node_unref);
+  params = g_strdup_printf ("{\"taskId\": \"%s\", " META_2026_TASKS "}", task_id);
+  response = mcp_call (&mcp, "tasks/cancel", params);
+  g_assert_cmpstr (json_object_get_string_member (result_of (response), "resultType"), ==, "complete");
+  g_clear_pointer (&response, json_node_unref);
+  response = task_until_settled (&mcp, task_id);
+  g_assert_cmpstr (json_object_get_string_member (result_of (response), "status"), ==, "cancelled");
+  g_clear_pointer (&response, json_node_unref);
+
+  /* Not in this revision, and a revision not served. */
+  response = mcp_call (&mcp, "tasks/list", "{" META_2026_TASKS "}");
+  g_assert_cmpint (error_code_of (response), ==, -32601);
+  g_clear_pointer (&response, json_node_unref);
+  response = mcp_call (&mcp, "initialize", "{" META_2026 "}");
+  g_assert_cmpint (error_code_of (response), ==, -32601);
+  g_clear_pointer (&response, json_node_unref);
+  response = mcp_call (&mcp, "tools/list",
+                       "{\"_meta\": {\"io.modelcontextprotocol/protocolVersion\": \"2099-01-01\"}}");
+  g_assert_cmpint (error_code_of (response), ==, -32022);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (json_object_get_object_member (json_node_get_object (response), "error"), "data"), "requested"), ==, "2099-01-01");
+  g_clear_pointer (&response, json_node_unref);
+
+  /* The 2025-11-25 lane beside it. */
+  mcp_initialize (&mcp);
+  response = mcp_tool (&mcp, "bash", "{\"command\": \"echo old\"}");
+  g_assert_false (json_object_has_member (result_of (response), "resultType"));
+  g_clear_pointer (&response, json_node_unref);
+
+  mcp_finish (&mcp);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  terret_test_init (&argc, &argv);
+  /* The servers these tests start inherit it: a GLib critical any request
+   * provokes aborts the server, and the test sees it die. */
+  g_setenv ("G_DEBUG", "gc-friendly,fatal-criticals", TRUE);
+
+  g_test_add_func ("/mcp/2026/wire", test_2026_wire);
+
+  return g_test_run ();
+}
