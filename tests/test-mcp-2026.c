@@ -19,16 +19,18 @@
                         "\"io.modelcontextprotocol/clientCapabilities\": " \
                         "{\"extensions\": {\"io.modelcontextprotocol/tasks\": {}}}}"
 
-/* tasks/get of @task_id until its status leaves working; the last answer. */
+/* tasks/get of @task_id until its status leaves working; the last answer.
+ * Paced by the pollIntervalMs the server suggests (a tenth of it, to keep
+ * the test short) rather than spinning on the server: the status is the
+ * event waited for, and the suite's timeout bounds a server that never
+ * settles. */
 static JsonNode *
 task_until_settled (Mcp        *mcp,
                     const char *task_id)
 {
   g_autofree char *get = g_strdup_printf ("{\"taskId\": \"%s\", " META_2026_TASKS "}", task_id);
 
-  /* Each round is a request and its answer, no clock: the count only
-   * keeps a server that never settles from hanging the suite. */
-  for (guint i = 0; i < 100000; i++)
+  for (;;)
     {
       JsonNode *response = mcp_call (mcp, "tasks/get", get);
       JsonObject *result = result_of (response);
@@ -37,9 +39,9 @@ task_until_settled (Mcp        *mcp,
       g_assert_cmpstr (json_object_get_string_member (result, "taskId"), ==, task_id);
       if (!g_str_equal (json_object_get_string_member (result, "status"), "working"))
         return response;
+      g_usleep (json_object_get_int_member (result, "pollIntervalMs") * 1000 / 10);
       json_node_unref (response);
     }
-  g_assert_not_reached ();
 }
 
 static void
@@ -157,6 +159,112 @@ test_2026_wire (void)
   mcp_finish (&mcp);
 }
 
+/* Whether the backend reports a command waiting for input: a prompt
+ * handed back by return_after says so (waiting_for_input true), or that
+ * it cannot know (null). */
+static gboolean
+detects_input (Mcp *mcp)
+{
+  g_autoptr(JsonNode) response =
+    mcp_call (mcp, "tools/call",
+              "{\"name\": \"bash\", \"arguments\": {\"command\": \"read -p 'probe: ' x\", "
+              "\"session\": \"probe\", \"return_after\": 1}, " META_2026 "}");
+  JsonObject *structured = structured_of (result_of (response));
+  JsonNode *waiting = json_object_get_member (structured, "waiting_for_input");
+
+  return waiting != NULL && JSON_NODE_HOLDS_VALUE (waiting) && json_node_get_boolean (waiting);
+}
+
+/* The task's outstanding input request (its key in *key), which must be
+ * an elicitation/create in form mode with one string field. */
+static JsonObject *
+input_request_of (JsonObject  *task,
+                  const char **key)
+{
+  JsonObject *requests = json_object_get_object_member (task, "inputRequests");
+  g_autoptr(GList) keys = json_object_get_members (requests);
+  JsonObject *request, *params, *schema;
+
+  g_assert_cmpuint (g_list_length (keys), ==, 1);
+  *key = keys->data;
+  request = json_object_get_object_member (requests, *key);
+  g_assert_cmpstr (json_object_get_string_member (request, "method"), ==, "elicitation/create");
+  params = json_object_get_object_member (request, "params");
+  g_assert_cmpstr (json_object_get_string_member (params, "mode"), ==, "form");
+  schema = json_object_get_object_member (params, "requestedSchema");
+  g_assert_cmpstr (json_object_get_string_member (schema, "type"), ==, "object");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (json_object_get_object_member (schema, "properties"), "input"), "type"), ==, "string");
+  return params;
+}
+
+static void
+test_2026_input (void)
+{
+  g_auto(Mcp) mcp = { 0 };
+  g_autoptr(JsonNode) response = NULL;
+  g_autofree char *task_id = NULL;
+  g_autofree char *update = NULL;
+  const char *key = NULL;
+  JsonObject *result, *params;
+
+  REQUIRE_BACKEND ("pty");
+
+  g_test_summary ("MCP 2026-07-28: a command at a prompt makes its task input_required with an "
+                  "elicitation/create whose message is the prompt (and says a secret is one); "
+                  "tasks/update types the answer and Enter, and the task completes with the output");
+  mcp_start (&mcp, "pty");
+  if (!detects_input (&mcp))
+    {
+      g_test_skip ("the pty backend does not report a command waiting for input");
+      return;
+    }
+
+  response = mcp_call (&mcp, "tools/call",
+                       "{\"name\": \"bash\", \"arguments\": {\"command\": "
+                       "\"read -p 'Name: ' n; read -s -p 'Password: ' p; echo; echo \\\"hello $n, ${#p}\\\"\"}, "
+                       META_2026_TASKS "}");
+  task_id = g_strdup (json_object_get_string_member (result_of (response), "taskId"));
+  g_clear_pointer (&response, json_node_unref);
+
+  /* The name, typed and echoed. */
+  response = task_until_settled (&mcp, task_id);
+  result = result_of (response);
+  g_assert_cmpstr (json_object_get_string_member (result, "status"), ==, "input_required");
+  params = input_request_of (result, &key);
+  g_assert_nonnull (strstr (json_object_get_string_member (params, "message"), "Name: "));
+  g_assert_null (strstr (json_object_get_string_member (params, "message"), "secret"));
+  update = g_strdup_printf ("{\"taskId\": \"%s\", \"inputResponses\": {\"%s\": {\"action\": \"accept\", "
+                            "\"content\": {\"input\": \"world\"}}}, " META_2026_TASKS "}", task_id, key);
+  g_clear_pointer (&response, json_node_unref);
+  response = mcp_call (&mcp, "tasks/update", update);
+  g_assert_cmpstr (json_object_get_string_member (result_of (response), "resultType"), ==, "complete");
+  g_clear_pointer (&response, json_node_unref);
+  g_clear_pointer (&update, g_free);
+
+  /* The password: a secret, a new key. */
+  response = task_until_settled (&mcp, task_id);
+  result = result_of (response);
+  g_assert_cmpstr (json_object_get_string_member (result, "status"), ==, "input_required");
+  params = input_request_of (result, &key);
+  g_assert_nonnull (strstr (json_object_get_string_member (params, "message"), "Password: "));
+  g_assert_nonnull (strstr (json_object_get_string_member (params, "message"), "secret"));
+  update = g_strdup_printf ("{\"taskId\": \"%s\", \"inputResponses\": {\"%s\": {\"action\": \"accept\", "
+                            "\"content\": {\"input\": \"s3cret\"}}}, " META_2026_TASKS "}", task_id, key);
+  g_clear_pointer (&response, json_node_unref);
+  response = mcp_call (&mcp, "tasks/update", update);
+  g_assert_cmpstr (json_object_get_string_member (result_of (response), "resultType"), ==, "complete");
+  g_clear_pointer (&response, json_node_unref);
+
+  response = task_until_settled (&mcp, task_id);
+  result = result_of (response);
+  g_assert_cmpstr (json_object_get_string_member (result, "status"), ==, "completed");
+  result = structured_of (json_object_get_object_member (result, "result"));
+  g_assert_true (g_str_has_suffix (json_object_get_string_member (result, "stdout"), "hello world, 6\n"));
+  g_assert_null (strstr (json_object_get_string_member (result, "stdout"), "s3cret"));
+
+  mcp_finish (&mcp);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -167,6 +275,7 @@ main (int    argc,
   g_setenv ("G_DEBUG", "gc-friendly,fatal-criticals", TRUE);
 
   g_test_add_func ("/mcp/2026/wire", test_2026_wire);
+  g_test_add_func ("/mcp/2026/input", test_2026_input);
 
   return g_test_run ();
 }
