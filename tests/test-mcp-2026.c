@@ -231,7 +231,7 @@ test_2026_input (void)
   result = result_of (response);
   g_assert_cmpstr (json_object_get_string_member (result, "status"), ==, "input_required");
   params = input_request_of (result, &key);
-  g_assert_nonnull (strstr (json_object_get_string_member (params, "message"), "Name: "));
+  g_assert_nonnull (strstr (json_object_get_string_member (params, "message"), "Name:"));
   g_assert_null (strstr (json_object_get_string_member (params, "message"), "secret"));
   update = g_strdup_printf ("{\"taskId\": \"%s\", \"inputResponses\": {\"%s\": {\"action\": \"accept\", "
                             "\"content\": {\"input\": \"world\"}}}, " META_2026_TASKS "}", task_id, key);
@@ -246,7 +246,7 @@ test_2026_input (void)
   result = result_of (response);
   g_assert_cmpstr (json_object_get_string_member (result, "status"), ==, "input_required");
   params = input_request_of (result, &key);
-  g_assert_nonnull (strstr (json_object_get_string_member (params, "message"), "Password: "));
+  g_assert_nonnull (strstr (json_object_get_string_member (params, "message"), "Password:"));
   g_assert_nonnull (strstr (json_object_get_string_member (params, "message"), "secret"));
   update = g_strdup_printf ("{\"taskId\": \"%s\", \"inputResponses\": {\"%s\": {\"action\": \"accept\", "
                             "\"content\": {\"input\": \"s3cret\"}}}, " META_2026_TASKS "}", task_id, key);

@@ -216,7 +216,7 @@ test('a prompt is input_required; the answer is typed and the task completes', a
     asked.push(request);
     assert.equal(request.kind, 'elicitation');
     assert.equal(request.params.mode, 'form');
-    assert.match(request.params.message, /Name: /);
+    assert.match(request.params.message, /Name:/);
     return { action: 'accept', content: { input: 'world' } };
   });
   try {
