@@ -265,6 +265,131 @@ test_2026_input (void)
   mcp_finish (&mcp);
 }
 
+/* Starts a task running @command in @session and waits until it needs
+ * input; the task's id, and its input request's key in *key. */
+static char *
+task_at_prompt (Mcp         *mcp,
+                const char  *command,
+                const char  *session,
+                char       **key,
+                char       **message)
+{
+  g_autofree char *call = g_strdup_printf ("{\"name\": \"bash\", \"arguments\": {\"command\": \"%s\", "
+                                           "\"session\": \"%s\"}, " META_2026_TASKS "}", command, session);
+  g_autoptr(JsonNode) response = mcp_call (mcp, "tools/call", call);
+  g_autoptr(JsonNode) settled = NULL;
+  char *task_id = g_strdup (json_object_get_string_member (result_of (response), "taskId"));
+  JsonObject *params;
+  const char *k = NULL;
+
+  settled = task_until_settled (mcp, task_id);
+  g_assert_cmpstr (json_object_get_string_member (result_of (settled), "status"), ==, "input_required");
+  params = input_request_of (result_of (settled), &k);
+  *key = g_strdup (k);
+  *message = g_strdup (json_object_get_string_member (params, "message"));
+  return task_id;
+}
+
+static JsonNode *
+task_answer (Mcp        *mcp,
+             const char *task_id,
+             const char *key,
+             const char *response_json)
+{
+  g_autofree char *update = g_strdup_printf ("{\"taskId\": \"%s\", \"inputResponses\": {\"%s\": %s}, "
+                                             META_2026_TASKS "}", task_id, key, response_json);
+  g_autoptr(JsonNode) response = mcp_call (mcp, "tasks/update", update);
+
+  g_assert_cmpstr (json_object_get_string_member (result_of (response), "resultType"), ==, "complete");
+  return task_until_settled (mcp, task_id);
+}
+
+static void
+test_2026_input_actions (void)
+{
+  g_auto(Mcp) mcp = { 0 };
+  g_autoptr(JsonNode) response = NULL;
+  g_autofree char *task_id = NULL;
+  g_autofree char *key = NULL;
+  g_autofree char *message = NULL;
+  g_autofree char *params = NULL;
+  JsonObject *result;
+
+  REQUIRE_BACKEND ("pty");
+
+  g_test_summary ("MCP 2026-07-28: a pager is input_required and says so, and its key goes without "
+                  "Enter; decline interrupts the command; a malformed answer leaves the task "
+                  "waiting; tasks/cancel ends a task at a prompt and its command");
+  mcp_start (&mcp, "pty");
+  if (!detects_input (&mcp))
+    {
+      g_test_skip ("the pty backend does not report a command waiting for input");
+      return;
+    }
+
+  /* A pager: q, alone, quits it (a pager on a terminal it finds lacking
+   * may first ask for a key to go on: q answers that too). */
+  task_id = task_at_prompt (&mcp, "seq 1 300 | less", "pager", &key, &message);
+  g_assert_nonnull (strstr (message, "pager"));
+  response = task_answer (&mcp, task_id, key, "{\"action\": \"accept\", \"content\": {\"input\": \"q\"}}");
+  for (guint i = 0; i < 3 && g_str_equal (json_object_get_string_member (result_of (response), "status"),
+                                          "input_required"); i++)
+    {
+      const char *next = NULL;
+
+      g_assert_nonnull (strstr (json_object_get_string_member (input_request_of (result_of (response), &next),
+                                                               "message"), "pager"));
+      g_free (key);
+      key = g_strdup (next);
+      g_clear_pointer (&response, json_node_unref);
+      response = task_answer (&mcp, task_id, key, "{\"action\": \"accept\", \"content\": {\"input\": \"q\"}}");
+    }
+  result = result_of (response);
+  g_assert_cmpstr (json_object_get_string_member (result, "status"), ==, "completed");
+  g_assert_cmpint (json_object_get_int_member (structured_of (json_object_get_object_member (result, "result")),
+                                               "status"), ==, 0);
+  g_clear_pointer (&response, json_node_unref);
+  g_clear_pointer (&task_id, g_free);
+  g_clear_pointer (&key, g_free);
+  g_clear_pointer (&message, g_free);
+
+  /* Decline: the command is interrupted, nothing typed for it. */
+  task_id = task_at_prompt (&mcp, "read -p 'Go? ' x; echo \\\"[$x] $?\\\"", "decline", &key, &message);
+  g_assert_nonnull (strstr (message, "Go?"));
+  /* A malformed answer is refused and the task still waits. */
+  params = g_strdup_printf ("{\"taskId\": \"%s\", \"inputResponses\": {\"%s\": {\"action\": \"accept\"}}, "
+                            META_2026_TASKS "}", task_id, key);
+  response = mcp_call (&mcp, "tasks/update", params);
+  g_assert_cmpint (error_code_of (response), ==, -32602);
+  g_clear_pointer (&response, json_node_unref);
+  response = task_answer (&mcp, task_id, key, "{\"action\": \"decline\"}");
+  result = result_of (response);
+  g_assert_cmpstr (json_object_get_string_member (result, "status"), ==, "completed");
+  result = structured_of (json_object_get_object_member (result, "result"));
+  g_assert_null (strstr (json_object_get_string_member (result, "stdout"), "["));
+  g_assert_cmpint (json_object_get_int_member (result, "status"), ==, 130);
+  g_clear_pointer (&response, json_node_unref);
+  g_clear_pointer (&task_id, g_free);
+  g_clear_pointer (&key, g_free);
+  g_clear_pointer (&message, g_free);
+  g_clear_pointer (&params, g_free);
+
+  /* tasks/cancel at a prompt: the task is cancelled and its session, and
+   * the command in it, closed. */
+  task_id = task_at_prompt (&mcp, "read -p 'Wait: ' x", "cancelled", &key, &message);
+  params = g_strdup_printf ("{\"taskId\": \"%s\", " META_2026_TASKS "}", task_id);
+  response = mcp_call (&mcp, "tasks/cancel", params);
+  g_assert_cmpstr (json_object_get_string_member (result_of (response), "resultType"), ==, "complete");
+  g_clear_pointer (&response, json_node_unref);
+  response = mcp_call (&mcp, "tasks/get", params);
+  g_assert_cmpstr (json_object_get_string_member (result_of (response), "status"), ==, "cancelled");
+  g_clear_pointer (&response, json_node_unref);
+  response = mcp_call (&mcp, "tools/call", "{\"name\": \"bash_list\", \"arguments\": {}, " META_2026 "}");
+  g_assert_null (strstr (tool_text (result_of (response)), "“cancelled”"));
+
+  mcp_finish (&mcp);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -276,6 +401,7 @@ main (int    argc,
 
   g_test_add_func ("/mcp/2026/wire", test_2026_wire);
   g_test_add_func ("/mcp/2026/input", test_2026_input);
+  g_test_add_func ("/mcp/2026/input-actions", test_2026_input_actions);
 
   return g_test_run ();
 }

@@ -7,7 +7,8 @@
  * task input_required, with one elicitation/create in form mode: the
  * prompt as its message, one string field. tasks/update types the
  * accepted value into the terminal, then Enter (a pager gets the keys
- * alone), and the next stretch is a poll. A hand-back for any other
+ * alone), or interrupts the command for an answer that declines, and the
+ * next stretch is a poll. A hand-back for any other
  * reason (a return_after the call asked for) is polled on at once. The
  * task completes with the tool result the last stretch makes, its output
  * preceded by the earlier stretches'. terret-exec-mcp-2026.c has the
@@ -463,7 +464,9 @@ accepted_value (JsonObject  *response,
  *
  * The answer to @task's outstanding input request reaches its command's
  * terminal: accept types the value, then Enter (a pager: the keys
- * alone); decline types ^D, the end of input; cancel types ^C. Answers to
+ * alone); decline and cancel type ^C, which interrupts the command:
+ * nothing is typed for it, as an empty line would be taken for a prompt's
+ * default answer (apt's [Y/n] is yes). Answers to
  * no outstanding request are ignored, so a repeated update is harmless.
  * Returns %FALSE with @error when the answer is malformed or could not be
  * delivered; the task then still waits.
@@ -509,9 +512,7 @@ cli_mcp26_task_update (CliStdio    *server,
       data = t->pager ? g_bytes_new (value, strlen (value))
                       : g_bytes_new_take (g_strconcat (value, "\n", NULL), strlen (value) + 1);
     }
-  else if (g_str_equal (action, "decline"))
-    data = g_bytes_new_static ("\x04", 1);
-  else if (!g_str_equal (action, "cancel"))
+  else if (!g_str_equal (action, "decline") && !g_str_equal (action, "cancel"))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                    "“inputResponses.%s.action” must be \"accept\", \"decline\" or \"cancel\", not “%s”",
