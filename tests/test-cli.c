@@ -1728,8 +1728,9 @@ test_serve_interactive_pty (void)
 
   REQUIRE_BACKEND ("pty");
 
-  g_test_summary ("serve: a run with on_timeout detach returns running: true; input and "
-                  "poll drive the command to its end; a second run meanwhile is busy");
+  g_test_summary ("serve: a run with on_timeout detach returns running: true, as soon as "
+                  "it waits for input; input and poll drive the command to its end; a second "
+                  "run meanwhile is busy");
   server_start (&server, "--backend", "pty", NULL);
 
   server_send (&server, "{\"id\": 1, \"session\": \"s\", \"command\": \"read x; echo \\\"got:$x\\\"\", "
@@ -1737,7 +1738,8 @@ test_serve_interactive_pty (void)
   response = server_recv_object (&server, &node);
   g_assert_true (json_object_get_boolean_member (response, "ok"));
   g_assert_true (json_object_get_boolean_member (response, "running"));
-  g_assert_true (json_object_get_boolean_member (response, "timed_out"));
+  g_assert_true (json_object_get_boolean_member (response, "waiting_for_input"));
+  g_assert_cmpstr (json_object_get_string_member (response, "clock"), ==, "input");
   assert_member_null (response, "status");
   g_clear_pointer (&node, json_node_unref);
 

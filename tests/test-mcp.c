@@ -594,9 +594,8 @@ test_list_clocks_context (void)
   g_assert_nonnull (strstr (tool_text (result_of (response)), "pipeline statuses 2 0"));
   g_clear_pointer (&response, json_node_unref);
 
-  /* Quiet but not reading: a command at a prompt is handed back as
-   * waiting for input before its idle clock runs out. */
-  response = mcp_tool (&mcp, "bash", "{\"session\": \"ask\", \"command\": \"printf 'working '; sleep 60\", "
+  /* Quiet without waiting for input: a wait would be handed back as one. */
+  response = mcp_tool (&mcp, "bash", "{\"session\": \"ask\", \"command\": \"printf 'sure? '; sleep 60\", "
                                      "\"idle_timeout\": 0.5, \"on_idle\": \"return\"}");
   result = structured_of (result_of (response));
   g_assert_true (json_object_get_boolean_member (result, "stalled"));
