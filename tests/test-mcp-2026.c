@@ -390,6 +390,72 @@ test_2026_input_actions (void)
   mcp_finish (&mcp);
 }
 
+/* The prompts a host meets most, each answered through tasks/update. */
+static const struct {
+  const char *name;
+  const char *command;
+  const char *prompt;
+  gboolean secret;
+  const char *answer;
+  const char *output;
+} prompt_cases[] = {
+  { "yes-no", "printf 'Do you want to continue? [Y/n] '; read a; echo \\\"answer: $a\\\"",
+    "[Y/n]", FALSE, "n", "answer: n\n" },
+  { "python-input", "python3 -c 'print(\\\"got \\\" + input(\\\"Value: \\\"))'",
+    "Value:", FALSE, "42", "got 42\n" },
+  { "secret", "read -s -p 'Passphrase: ' p; echo; echo \\\"length ${#p}\\\"",
+    "Passphrase:", TRUE, "hunter2", "length 7\n" },
+  { "dev-tty", "bash -c 'read -s -p \\\"[sudo] password for user: \\\" p </dev/tty >/dev/tty 2>&1; "
+    "echo; echo \\\"ok ${#p}\\\"'", "[sudo] password", TRUE, "pw", "ok 2\n" },
+};
+
+static void
+test_2026_prompts (void)
+{
+  g_auto(Mcp) mcp = { 0 };
+
+  REQUIRE_BACKEND ("pty");
+
+  g_test_summary ("MCP 2026-07-28: a [Y/n] question, python's input(), read -s and a password "
+                  "read from /dev/tty each make the task input_required with the prompt (a secret "
+                  "said so), and the answer typed through tasks/update reaches the command");
+  mcp_start (&mcp, "pty");
+  if (!detects_input (&mcp))
+    {
+      g_test_skip ("the pty backend does not report a command waiting for input");
+      return;
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (prompt_cases); i++)
+    {
+      g_autofree char *task_id = NULL;
+      g_autofree char *key = NULL;
+      g_autofree char *message = NULL;
+      g_autofree char *answer = g_strdup_printf ("{\"action\": \"accept\", \"content\": {\"input\": \"%s\"}}",
+                                                 prompt_cases[i].answer);
+      g_autoptr(JsonNode) response = NULL;
+      JsonObject *result;
+      const char *out;
+
+      g_test_message ("%s", prompt_cases[i].name);
+      task_id = task_at_prompt (&mcp, prompt_cases[i].command, prompt_cases[i].name, &key, &message);
+      if (strstr (message, prompt_cases[i].prompt) == NULL)
+        g_error ("%s: “%s” does not show the prompt %s", prompt_cases[i].name, message, prompt_cases[i].prompt);
+      g_assert_cmpint (strstr (message, "secret") != NULL, ==, prompt_cases[i].secret);
+
+      response = task_answer (&mcp, task_id, key, answer);
+      result = result_of (response);
+      g_assert_cmpstr (json_object_get_string_member (result, "status"), ==, "completed");
+      out = json_object_get_string_member (structured_of (json_object_get_object_member (result, "result")), "stdout");
+      if (!g_str_has_suffix (out, prompt_cases[i].output))
+        g_error ("%s: the output “%s” does not end with “%s”", prompt_cases[i].name, out, prompt_cases[i].output);
+      if (prompt_cases[i].secret)
+        g_assert_null (strstr (out, prompt_cases[i].answer));
+    }
+
+  mcp_finish (&mcp);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -402,6 +468,7 @@ main (int    argc,
   g_test_add_func ("/mcp/2026/wire", test_2026_wire);
   g_test_add_func ("/mcp/2026/input", test_2026_input);
   g_test_add_func ("/mcp/2026/input-actions", test_2026_input_actions);
+  g_test_add_func ("/mcp/2026/prompts", test_2026_prompts);
 
   return g_test_run ();
 }
