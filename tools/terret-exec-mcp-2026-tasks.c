@@ -173,7 +173,7 @@ cli_mcp26_task_add_members (CliMcpTask  *task,
       json_builder_set_member_name (builder, "error");
       json_builder_begin_object (builder);
       json_builder_set_member_name (builder, "code");
-      json_builder_add_int_value (builder, -32603);
+      json_builder_add_int_value (builder, CLI_RPC_INTERNAL_ERROR);
       json_builder_set_member_name (builder, "message");
       json_builder_add_string_value (builder, message != NULL ? message : "the task failed");
       json_builder_end_object (builder);

@@ -16,6 +16,7 @@ G_BEGIN_DECLS
 #define CLI_RPC_INVALID_REQUEST      -32600
 #define CLI_RPC_METHOD_NOT_FOUND     -32601
 #define CLI_RPC_INVALID_PARAMS       -32602
+#define CLI_RPC_INTERNAL_ERROR       -32603
 #define CLI_RPC_UNSUPPORTED_VERSION  -32022
 
 /* Where a 2026-07-28 request names its revision, in params._meta. */
