@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "terret-enum-types.h"
-#include "terret-request.h"
+#include "terret-request-private.h"
 #include "terret-util-private.h"
 
 /**
@@ -66,6 +66,13 @@ enum {
 };
 
 static GParamSpec *properties[N_PROPS];
+
+enum {
+  SIGNAL_WAITING_FOR_INPUT,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
 
 static void
 terret_request_finalize (GObject *object)
@@ -353,6 +360,45 @@ terret_request_class_init (TerretRequestClass *klass)
                        (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /**
+   * TerretRequest::waiting-for-input:
+   * @self: the request whose command waits
+   * @prompt: (nullable): the last line the command printed, as
+   *   [method@Terret.Result.get_input_prompt] says
+   * @secret: whether the terminal's echo is off (a password)
+   * @pager: whether a pager holds the terminal (it wants a key)
+   *
+   * Emitted each time the command this request started begins to wait
+   * for input on its terminal, on the main context that reads its output
+   * (the run's, or once it was handed back, the latest poll's), after the
+   * run was handed back if it is. A handler may answer with
+   * [method@Terret.Executor.send_input]. Only backends that can see their
+   * terminal's processes emit it (pty); see
+   * [Interactive commands](interactive.html).
+   *
+   * A signal on the request rather than on the executor: the request
+   * reaches whichever engine runs it, as the progress callback does,
+   * while an executor that delegates to others (a container backend)
+   * would have to forward a signal of its own.
+   *
+   * Since: 0.3
+   */
+  signals[SIGNAL_WAITING_FOR_INPUT] =
+    g_signal_new ("waiting-for-input", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_BOOLEAN, G_TYPE_BOOLEAN);
+}
+
+/* For the engines: the command @self started waits for input. */
+void
+_terret_request_emit_waiting_for_input (TerretRequest *self,
+                                        const char    *prompt,
+                                        gboolean       secret,
+                                        gboolean       pager)
+{
+  g_return_if_fail (TERRET_IS_REQUEST (self));
+
+  g_signal_emit (self, signals[SIGNAL_WAITING_FOR_INPUT], 0, prompt, secret, pager);
 }
 
 static void

@@ -10,6 +10,7 @@
 
 #include <glib-object.h>
 
+#include "terret-input-wait-private.h"
 #include "terret-spool-private.h"
 #include "terret-types.h"
 
@@ -34,6 +35,7 @@ struct _TerretResult
   int term_signal;              /* 0 when none */
   GArray *pipestatus;           /* (owned) (nullable) of int */
   TerretClock clock;
+  TerretInputWait input;        /* (owned) prompt */
   guint timed_out : 1;
   guint stalled : 1;
   guint running : 1;

@@ -9,6 +9,7 @@
 #include "terret-output-line.h"
 #include "terret-capture-private.h"
 #include "terret-spool-private.h"
+#include "terret-input-wait-private.h"
 
 G_BEGIN_DECLS
 
@@ -19,6 +20,8 @@ void _terret_result_set_omitted_lines (TerretResult *self,
                                        TerretStream  stream,
                                        guint64       lines,
                                        GPtrArray    *errors);
+void _terret_result_set_input_wait    (TerretResult          *self,
+                                       const TerretInputWait *wait);
 
 void _terret_result_report_omitted    (TerretResult        *self,
                                        TerretStream         stream,

@@ -55,6 +55,7 @@ terret_result_finalize (GObject *object)
   g_clear_pointer (&self->spool[1], _terret_spool_unref);
   g_clear_pointer (&self->omitted_errors[0], g_ptr_array_unref);
   g_clear_pointer (&self->omitted_errors[1], g_ptr_array_unref);
+  _terret_input_wait_clear (&self->input);
 
   G_OBJECT_CLASS (terret_result_parent_class)->finalize (object);
 }
@@ -72,6 +73,7 @@ terret_result_init (TerretResult *self)
 {
   self->stdout_bytes = g_bytes_new (NULL, 0);
   self->exit_status = -1;
+  self->input.since = -1;
 }
 
 /**

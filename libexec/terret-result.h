@@ -129,4 +129,15 @@ TERRET_AVAILABLE_IN_0_2
 GPtrArray    *terret_result_get_omitted_errors   (TerretResult *self,
                                                   TerretStream  stream);
 
+TERRET_AVAILABLE_IN_0_3
+TerretInputState terret_result_get_input_state  (TerretResult *self);
+TERRET_AVAILABLE_IN_0_3
+const char      *terret_result_get_input_prompt (TerretResult *self);
+TERRET_AVAILABLE_IN_0_3
+gboolean         terret_result_get_input_secret (TerretResult *self);
+TERRET_AVAILABLE_IN_0_3
+gboolean         terret_result_get_input_pager  (TerretResult *self);
+TERRET_AVAILABLE_IN_0_3
+double           terret_result_get_input_since  (TerretResult *self);
+
 G_END_DECLS

@@ -265,6 +265,10 @@ typedef enum {
  * @TERRET_CLOCK_IDLE: it printed nothing for its idle timeout: ended, or
  *   handed back still running (`on_idle` return; the result is then
  *   [method@Terret.Result.get_stalled])
+ * @TERRET_CLOCK_INPUT: it waited for input on its terminal: handed back
+ *   still running (a detaching request, or the `on-input` setting's
+ *   %TERRET_INPUT_ACTION_REPORT), or ended (%TERRET_INPUT_ACTION_FAIL);
+ *   since 0.3
  *
  * Which of a request's clocks ended a command or handed it back; see
  * [method@Terret.Result.get_clock].
@@ -277,6 +281,7 @@ typedef enum {
   TERRET_CLOCK_RETURN_AFTER,
   TERRET_CLOCK_DEADLINE,
   TERRET_CLOCK_IDLE,
+  TERRET_CLOCK_INPUT,
 } TerretClock;
 
 /**
@@ -295,5 +300,55 @@ typedef enum {
   TERRET_IDLE_ACTION_KILL,
   TERRET_IDLE_ACTION_RETURN,
 } TerretIdleAction;
+
+/**
+ * TerretInputState:
+ * @TERRET_INPUT_STATE_UNKNOWN: could not be read: the command has no
+ *   terminal (oneshot), or the kernel state of the side that runs it
+ *   cannot be read from here
+ * @TERRET_INPUT_STATE_NOT_WAITING: the command does not wait for input
+ *   (it runs, sleeps, or waits on anything but its terminal)
+ * @TERRET_INPUT_STATE_WAITING: every process of the terminal's foreground
+ *   group sleeps reading the terminal: the command waits for input
+ *
+ * Whether a command left running waits for input on its terminal; see
+ * [method@Terret.Result.get_input_state] and
+ * [Interactive commands](interactive.html).
+ *
+ * Since: 0.3
+ */
+typedef enum {
+  TERRET_INPUT_STATE_UNKNOWN,
+  TERRET_INPUT_STATE_NOT_WAITING,
+  TERRET_INPUT_STATE_WAITING,
+} TerretInputState;
+
+/**
+ * TerretInputAction:
+ * @TERRET_INPUT_ACTION_REPORT: hand the command back at once, still
+ *   running, with its prompt, as a detaching timeout does: input, poll,
+ *   interrupt and close reach it
+ * @TERRET_INPUT_ACTION_EOF: type an end of file for it (^D at the start of
+ *   a line), as to a command whose input is closed; after the third in
+ *   one run, hand it back as %TERRET_INPUT_ACTION_REPORT does
+ * @TERRET_INPUT_ACTION_FAIL: stop it, and its session, as a timeout does;
+ *   the result's notice carries the prompt
+ * @TERRET_INPUT_ACTION_WAIT: go on waiting for it, as before 0.3: for a
+ *   host that answers from another call, told by the request's
+ *   [signal@Terret.Request::waiting-for-input]; the timeout still ends it
+ *
+ * What a run whose request does not detach does when its command waits
+ * for input on its terminal (the `on-input` setting). A request that
+ * detaches (a return-after, a timeout that detaches) is always handed
+ * back as %TERRET_INPUT_ACTION_REPORT says.
+ *
+ * Since: 0.3
+ */
+typedef enum {
+  TERRET_INPUT_ACTION_REPORT,
+  TERRET_INPUT_ACTION_EOF,
+  TERRET_INPUT_ACTION_FAIL,
+  TERRET_INPUT_ACTION_WAIT,
+} TerretInputAction;
 
 G_END_DECLS

@@ -970,6 +970,24 @@ test_serve_refusals (void)
     g_assert_cmpstr (error_code (json_node_get_object (response)), ==, "no-shell");
   }
 
+  /* null is absent, for a field the op takes and for one it does not. */
+  server_send (&server, "{\"id\": \"null\", \"op\": \"list\", \"session\": null}");
+  {
+    g_autoptr(JsonNode) response = server_recv (&server);
+
+    /* Served as a plain list, which noshell cannot do. */
+    g_assert_cmpstr (json_object_get_string_member (json_node_get_object (response), "id"), ==, "null");
+    g_assert_cmpstr (error_code (json_node_get_object (response)), ==, "not-supported");
+  }
+  server_send (&server, "{\"id\": \"null-run\", \"command\": \"true\", \"session\": null, "
+               "\"timeout\": null, \"op\": null}");
+  {
+    g_autoptr(JsonNode) response = server_recv (&server);
+
+    g_assert_cmpstr (json_object_get_string_member (json_node_get_object (response), "id"), ==, "null-run");
+    g_assert_cmpstr (error_code (json_node_get_object (response)), ==, "no-shell");
+  }
+
   server_finish (&server);
 }
 
@@ -1710,8 +1728,9 @@ test_serve_interactive_pty (void)
 
   REQUIRE_BACKEND ("pty");
 
-  g_test_summary ("serve: a run with on_timeout detach returns running: true; input and "
-                  "poll drive the command to its end; a second run meanwhile is busy");
+  g_test_summary ("serve: a run with on_timeout detach returns running: true, as soon as "
+                  "it waits for input; input and poll drive the command to its end; a second "
+                  "run meanwhile is busy");
   server_start (&server, "--backend", "pty", NULL);
 
   server_send (&server, "{\"id\": 1, \"session\": \"s\", \"command\": \"read x; echo \\\"got:$x\\\"\", "
@@ -1719,7 +1738,8 @@ test_serve_interactive_pty (void)
   response = server_recv_object (&server, &node);
   g_assert_true (json_object_get_boolean_member (response, "ok"));
   g_assert_true (json_object_get_boolean_member (response, "running"));
-  g_assert_true (json_object_get_boolean_member (response, "timed_out"));
+  g_assert_true (json_object_get_boolean_member (response, "waiting_for_input"));
+  g_assert_cmpstr (json_object_get_string_member (response, "clock"), ==, "input");
   assert_member_null (response, "status");
   g_clear_pointer (&node, json_node_unref);
 
@@ -1855,6 +1875,9 @@ main (int    argc,
       char **argv)
 {
   terret_test_init (&argc, &argv);
+  /* The servers these tests start inherit it: a GLib critical any request
+   * provokes aborts the server, and the test sees it die. */
+  g_setenv ("G_DEBUG", "gc-friendly,fatal-criticals", TRUE);
 
   g_test_add_func ("/cli/exit/status", test_exit_status);
   g_test_add_func ("/cli/exit/timeout", test_exit_timeout);

@@ -9,243 +9,8 @@
 
 #include <json-glib/json-glib.h>
 
+#include "terret-test-mcp.h"
 #include "terret-test-utils.h"
-
-/* Helpers -------------------------------------------------------------- */
-
-static gboolean
-have_backend (const char *name)
-{
-  GList *infos = terret_backend_info_list ();
-  gboolean found = FALSE;
-
-  for (GList *l = infos; l != NULL; l = l->next)
-    found |= g_str_equal (terret_backend_info_get_name (l->data), name);
-  g_list_free_full (infos, g_object_unref);
-
-  return found;
-}
-
-#define REQUIRE_BACKEND(name)                                           \
-  G_STMT_START {                                                        \
-    if (!have_backend (name))                                           \
-      {                                                                 \
-        g_test_skip ("the " name " backend is not built");              \
-        return;                                                         \
-      }                                                                 \
-  } G_STMT_END
-
-/* A running `terret-exec mcp`, driven line by line. */
-typedef struct
-{
-  GSubprocess *proc;
-  GOutputStream *input;
-  GDataInputStream *output;
-  guint next_id;
-} Mcp;
-
-static void
-mcp_clear (Mcp *mcp)
-{
-  g_clear_object (&mcp->output);
-  g_clear_object (&mcp->input);
-  if (mcp->proc != NULL)
-    g_subprocess_force_exit (mcp->proc);
-  g_clear_object (&mcp->proc);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Mcp, mcp_clear)
-
-/* With @setting (KEY=VALUE), or none. */
-static void
-mcp_start_with (Mcp        *mcp,
-                const char *backend,
-                const char *setting)
-{
-  g_autoptr(GError) error = NULL;
-
-  mcp->proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE,
-                                &error, terret_test_cli_path (), "mcp", "--backend", backend,
-                                setting != NULL ? "--set" : NULL, setting, NULL);
-  g_assert_no_error (error);
-
-  mcp->input = g_object_ref (g_subprocess_get_stdin_pipe (mcp->proc));
-  mcp->output = g_data_input_stream_new (g_subprocess_get_stdout_pipe (mcp->proc));
-  mcp->next_id = 1;
-}
-
-static void
-mcp_start (Mcp        *mcp,
-           const char *backend)
-{
-  mcp_start_with (mcp, backend, NULL);
-}
-
-static void
-mcp_send_line (Mcp        *mcp,
-               const char *line)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *text = g_strconcat (line, "\n", NULL);
-
-  g_output_stream_write_all (mcp->input, text, strlen (text), NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_output_stream_flush (mcp->input, NULL, &error);
-  g_assert_no_error (error);
-}
-
-/* The next message from the server, which must be JSON-RPC 2.0. */
-static JsonNode *
-mcp_recv (Mcp *mcp)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *line = NULL;
-  JsonNode *node;
-
-  line = g_data_input_stream_read_line (mcp->output, NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (line);
-
-  node = json_from_string (line, &error);
-  g_assert_no_error (error);
-  g_assert_true (JSON_NODE_HOLDS_OBJECT (node));
-  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (node), "jsonrpc"), ==, "2.0");
-  return node;
-}
-
-/* Sends request @method with @params_json (an object, or NULL) under a
- * fresh integer id, and returns that id. */
-static guint
-mcp_request (Mcp        *mcp,
-             const char *method,
-             const char *params_json)
-{
-  guint id = mcp->next_id++;
-  g_autofree char *line = NULL;
-
-  if (params_json != NULL)
-    line = g_strdup_printf ("{\"jsonrpc\": \"2.0\", \"id\": %u, \"method\": \"%s\", \"params\": %s}",
-                            id, method, params_json);
-  else
-    line = g_strdup_printf ("{\"jsonrpc\": \"2.0\", \"id\": %u, \"method\": \"%s\"}", id, method);
-  mcp_send_line (mcp, line);
-  return id;
-}
-
-/* The response to request @id; progress notifications on the way are
- * handed to @notes when given, anything else fails the test. */
-static JsonNode *
-mcp_response (Mcp       *mcp,
-              guint      id,
-              GPtrArray *notes)
-{
-  for (;;)
-    {
-      JsonNode *node = mcp_recv (mcp);
-      JsonObject *object = json_node_get_object (node);
-
-      if (json_object_has_member (object, "method"))
-        {
-          g_assert_cmpstr (json_object_get_string_member (object, "method"), ==, "notifications/progress");
-          g_assert_nonnull (notes);
-          g_ptr_array_add (notes, node);
-          continue;
-        }
-
-      g_assert_cmpint (json_object_get_int_member (object, "id"), ==, id);
-      return node;
-    }
-}
-
-static JsonNode *
-mcp_call (Mcp        *mcp,
-          const char *method,
-          const char *params_json)
-{
-  return mcp_response (mcp, mcp_request (mcp, method, params_json), NULL);
-}
-
-static JsonObject *
-result_of (JsonNode *response)
-{
-  JsonObject *object = json_node_get_object (response);
-
-  g_assert_false (json_object_has_member (object, "error"));
-  return json_object_get_object_member (object, "result");
-}
-
-static gint64
-error_code_of (JsonNode *response)
-{
-  JsonObject *object = json_node_get_object (response);
-  JsonObject *error;
-
-  g_assert_false (json_object_has_member (object, "result"));
-  error = json_object_get_object_member (object, "error");
-  g_assert_nonnull (error);
-  g_assert_nonnull (json_object_get_string_member (error, "message"));
-  return json_object_get_int_member (error, "code");
-}
-
-static void
-mcp_initialize (Mcp *mcp)
-{
-  g_autoptr(JsonNode) response =
-    mcp_call (mcp, "initialize",
-              "{\"protocolVersion\": \"2025-06-18\", \"capabilities\": {}, "
-              "\"clientInfo\": {\"name\": \"test-mcp\", \"version\": \"1\"}}");
-
-  g_assert_cmpstr (json_object_get_string_member (result_of (response), "protocolVersion"), ==, "2025-06-18");
-  mcp_send_line (mcp, "{\"jsonrpc\": \"2.0\", \"method\": \"notifications/initialized\"}");
-}
-
-/* A tools/call of @tool with @arguments_json; the tool result. */
-static JsonNode *
-mcp_tool (Mcp        *mcp,
-          const char *tool,
-          const char *arguments_json)
-{
-  g_autofree char *params = g_strdup_printf ("{\"name\": \"%s\", \"arguments\": %s}", tool, arguments_json);
-
-  return mcp_call (mcp, "tools/call", params);
-}
-
-static const char *
-tool_text (JsonObject *result)
-{
-  JsonArray *content = json_object_get_array_member (result, "content");
-
-  g_assert_cmpuint (json_array_get_length (content), ==, 1);
-  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (content, 0), "type"), ==, "text");
-  return json_object_get_string_member (json_array_get_object_element (content, 0), "text");
-}
-
-static JsonObject *
-structured_of (JsonObject *result)
-{
-  g_assert_false (json_object_get_boolean_member (result, "isError"));
-  return json_object_get_object_member (result, "structuredContent");
-}
-
-/* Ends input; the server must say nothing more and exit 0. */
-static void
-mcp_finish (Mcp *mcp)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *line = NULL;
-
-  g_output_stream_close (mcp->input, NULL, &error);
-  g_assert_no_error (error);
-
-  line = g_data_input_stream_read_line (mcp->output, NULL, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_null (line);
-
-  g_subprocess_wait (mcp->proc, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_true (g_subprocess_get_if_exited (mcp->proc));
-  g_assert_cmpint (g_subprocess_get_exit_status (mcp->proc), ==, 0);
-}
 
 /* Tests ---------------------------------------------------------------- */
 
@@ -829,7 +594,8 @@ test_list_clocks_context (void)
   g_assert_nonnull (strstr (tool_text (result_of (response)), "pipeline statuses 2 0"));
   g_clear_pointer (&response, json_node_unref);
 
-  response = mcp_tool (&mcp, "bash", "{\"session\": \"ask\", \"command\": \"printf 'sure? '; read x\", "
+  /* Quiet without waiting for input: a wait would be handed back as one. */
+  response = mcp_tool (&mcp, "bash", "{\"session\": \"ask\", \"command\": \"printf 'sure? '; sleep 60\", "
                                      "\"idle_timeout\": 0.5, \"on_idle\": \"return\"}");
   result = structured_of (result_of (response));
   g_assert_true (json_object_get_boolean_member (result, "stalled"));
@@ -1026,6 +792,18 @@ test_tasks_refusals (void)
   response = mcp_call (&mcp, "tasks/list", "{\"cursor\": \"x\"}");
   g_assert_cmpint (error_code_of (response), ==, -32602);
   g_clear_pointer (&response, json_node_unref);
+  /* A number before any task was made: no cursor this server gave. */
+  response = mcp_call (&mcp, "tasks/list", "{\"cursor\": \"1\"}");
+  g_assert_cmpint (error_code_of (response), ==, -32602);
+  g_clear_pointer (&response, json_node_unref);
+  /* null is absent, for a method's params and a tool's arguments. */
+  response = mcp_call (&mcp, "tasks/list", "{\"cursor\": null, \"_meta\": null}");
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (result_of (response), "tasks")), ==, 0);
+  g_clear_pointer (&response, json_node_unref);
+  response = mcp_tool (&mcp, "bash", "{\"command\": \"echo n\", \"session\": null, \"timeout\": null, "
+                       "\"no_such_argument\": null}");
+  g_assert_cmpstr (json_object_get_string_member (structured_of (result_of (response)), "stdout"), ==, "n\n");
+  g_clear_pointer (&response, json_node_unref);
   response = mcp_call (&mcp, "tools/call", "{\"name\": \"bash_poll\", \"arguments\": {}, \"task\": {}}");
   g_assert_cmpint (error_code_of (response), ==, -32601);
   g_clear_pointer (&response, json_node_unref);
@@ -1149,6 +927,17 @@ test_bash_output (void)
   g_assert_nonnull (strstr (text, ": FAILED test_frob\n[1 matching lines"));
   g_clear_pointer (&response, json_node_unref);
 
+  /* Empty bytes are text, in a run's fields and a read's alike: "", never
+   * a _base64 member. */
+  response = mcp_tool (&mcp, "bash", "{\"command\": \"true\"}");
+  g_assert_cmpstr (json_object_get_string_member (structured_of (result_of (response)), "stdout"), ==, "");
+  g_assert_false (json_object_has_member (structured_of (result_of (response)), "stdout_base64"));
+  g_clear_pointer (&response, json_node_unref);
+  response = mcp_tool (&mcp, "bash_output", "{}");
+  g_assert_cmpstr (json_object_get_string_member (structured_of (result_of (response)), "data"), ==, "");
+  g_assert_false (json_object_has_member (structured_of (result_of (response)), "data_base64"));
+  g_clear_pointer (&response, json_node_unref);
+
   response = mcp_tool (&mcp, "bash", "{\"command\": \"echo x\", \"keep_full_output\": false}");
   g_assert_true (json_object_get_null_member (structured_of (result_of (response)), "full_output"));
   g_clear_pointer (&response, json_node_unref);
@@ -1164,6 +953,9 @@ main (int    argc,
       char **argv)
 {
   terret_test_init (&argc, &argv);
+  /* The servers these tests start inherit it: a GLib critical any request
+   * provokes aborts the server, and the test sees it die. */
+  g_setenv ("G_DEBUG", "gc-friendly,fatal-criticals", TRUE);
 
   g_test_add_func ("/mcp/initialize", test_initialize);
   g_test_add_func ("/mcp/tools-list/noshell", test_tools_list_noshell);

@@ -266,13 +266,17 @@ test_stdin_readers (void)
 {
   g_autoptr(TerretExecutor) executor = new_executor ();
   const char *readers[] = { "read x; echo \"got $x\"", "cat", "head -c 1" };
+  g_autoptr(GError) error = NULL;
 
+  /* Stopped as soon as it waits, so the next run finds the session free. */
+  g_assert_true (terret_executor_set_setting (executor, "on-input", "fail", &error));
+  g_assert_no_error (error);
   for (guint i = 0; i < G_N_ELEMENTS (readers); i++)
     {
-      g_autoptr(TerretResult) result = terret_test_run_in (executor, TERRET_DEFAULT_SESSION, readers[i], 0.5);
+      g_autoptr(TerretResult) result = terret_test_run_in (executor, TERRET_DEFAULT_SESSION, readers[i], 60);
 
       /* The reader saw none of the protocol: it waited for input. */
-      g_assert_true (terret_result_get_timed_out (result));
+      g_assert_cmpint (terret_result_get_clock (result), ==, TERRET_CLOCK_INPUT);
       g_assert_false (terret_result_get_exited (result));
       terret_test_assert_bytes_str (terret_result_get_stdout (result), "");
       terret_test_assert_terminal_run (executor, "echo next", 0, "next\n");
@@ -998,14 +1002,21 @@ test_interactive_read_detached (void)
   terret_test_assert_bytes_str (terret_result_get_stdout (result), "hello there\n");
 }
 
-static gboolean
-send_answer (gpointer user_data)
+static void
+send_answer (TerretRequest *request,
+             const char    *prompt,
+             gboolean       secret,
+             gboolean       pager,
+             gpointer       user_data)
 {
+  g_assert_null (prompt);
+  g_assert_false (secret);
+  g_assert_false (pager);
   send_text (user_data, "inflight", "forty-two\n");
-  return G_SOURCE_REMOVE;
 }
 
-/* Input reaches a run still in flight, from another call. */
+/* Input reaches a run still in flight, from another call: on-input wait
+ * keeps the run waiting, and the request says when it waits. */
 static void
 test_interactive_read_in_flight (void)
 {
@@ -1015,10 +1026,12 @@ test_interactive_read_in_flight (void)
   g_autoptr(TerretResult) result = NULL;
   g_autoptr(GError) error = NULL;
 
+  g_assert_true (terret_executor_set_setting (executor, "on-input", "wait", &error));
+  g_assert_no_error (error);
   terret_request_set_session (request, "inflight");
   terret_request_set_timeout (request, 60);
+  g_signal_connect (request, "waiting-for-input", G_CALLBACK (send_answer), executor);
   terret_executor_run_async (executor, request, NULL, store_result, &async_result);
-  g_timeout_add (100, send_answer, executor);
   while (async_result == NULL)
     g_main_context_iteration (NULL, TRUE);
 

@@ -267,6 +267,9 @@ main (int    argc,
       char **argv)
 {
   terret_test_init (&argc, &argv);
+  /* The servers these tests start inherit it: a GLib critical any request
+   * provokes aborts the server, and the test sees it die. */
+  g_setenv ("G_DEBUG", "gc-friendly,fatal-criticals", TRUE);
 
   for (guint i = 0; i < G_N_ELEMENTS (end_cases); i++)
     g_test_add_data_func (end_cases[i].path, &end_cases[i], test_end);

@@ -1,12 +1,15 @@
-/* terret-exec-mcp-tasks.c: the tasks of `terret-exec mcp` (MCP 2025-11-25)
+/* terret-exec-mcp-tasks.c: the tasks of `terret-exec mcp` (MCP 2025-11-25,
+ * and the Tasks extension of 2026-07-28)
  *
  * A task is a tools/call that outlives its request: the server's own
  * record of it (its id, status, times, and the tool result once it
  * ended), kept in creation order for tasks/list and by id for the rest.
- * A task ends once (working, then completed, failed or cancelled) and is
+ * A task ends once (working, on 2026-07-28's wire perhaps input_required
+ * between, then completed, failed or cancelled) and is
  * forgotten once its ttl since creation has passed and it has ended: one
  * timeout per task, and none while the server holds no task. The methods
- * over it are terret-exec-mcp.c's; docs/mcp.md is the reference.
+ * over it are each wire's (terret-exec-mcp-2025.c, terret-exec-mcp-2026.c);
+ * docs/mcp.md is the reference.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -23,6 +26,7 @@
 
 static const char * const status_names[] = {
   [CLI_MCP_TASK_WORKING] = "working",
+  [CLI_MCP_TASK_INPUT_REQUIRED] = "input_required",
   [CLI_MCP_TASK_COMPLETED] = "completed",
   [CLI_MCP_TASK_FAILED] = "failed",
   [CLI_MCP_TASK_CANCELLED] = "cancelled",
@@ -51,6 +55,8 @@ struct _CliMcpTask
   JsonNode *result;                 /* (owned) (nullable) once ended */
   char *call_key;                   /* (owned) (nullable) its run's, while it runs */
   GPtrArray *waiters;               /* (owned) CliCall: tasks/result requests */
+  gpointer data;                    /* (owned) (nullable) the wire's own */
+  GDestroyNotify data_destroy;
   GList link;                       /* in CliMcpTasks.order */
 };
 
@@ -176,8 +182,11 @@ cli_mcp_tasks_list (CliMcpTasks  *tasks,
   guint listed = 0;
   GList *l;
 
+  /* With no task ever made no cursor was given (and 1 > 0 would be a
+   * range g_ascii_string_to_unsigned() refuses). */
   if (cursor != NULL &&
-      (!g_ascii_string_to_unsigned (cursor, 10, 1, tasks->serial, &after, NULL)))
+      (tasks->serial == 0 ||
+       !g_ascii_string_to_unsigned (cursor, 10, 1, tasks->serial, &after, NULL)))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
                    "“cursor”: not a cursor this server gave: “%s”", cursor);
@@ -234,6 +243,8 @@ cli_mcp_task_unref (CliMcpTask *task)
   g_date_time_unref (task->updated);
   g_clear_pointer (&task->result, json_node_unref);
   g_ptr_array_unref (task->waiters);
+  if (task->data_destroy != NULL)
+    task->data_destroy (task->data);
   g_free (task);
 }
 
@@ -258,7 +269,71 @@ cli_mcp_task_get_status_name (CliMcpTask *task)
 gboolean
 cli_mcp_task_is_terminal (CliMcpTask *task)
 {
-  return task->status != CLI_MCP_TASK_WORKING;
+  return task->status != CLI_MCP_TASK_WORKING && task->status != CLI_MCP_TASK_INPUT_REQUIRED;
+}
+
+/*
+ * cli_mcp_task_set_running:
+ * @status: working or input_required
+ * @message: (nullable): the statusMessage
+ *
+ * Moves a task that has not ended between working and input_required.
+ */
+void
+cli_mcp_task_set_running (CliMcpTask       *task,
+                          CliMcpTaskStatus  status,
+                          const char       *message)
+{
+  g_assert (status == CLI_MCP_TASK_WORKING || status == CLI_MCP_TASK_INPUT_REQUIRED);
+  g_assert (!cli_mcp_task_is_terminal (task));
+
+  task->status = status;
+  g_free (task->status_message);
+  task->status_message = g_strdup (message);
+  g_date_time_unref (task->updated);
+  task->updated = g_date_time_new_now_utc ();
+}
+
+const char *
+cli_mcp_task_get_status_message (CliMcpTask *task)
+{
+  return task->status_message;
+}
+
+GDateTime *
+cli_mcp_task_get_created (CliMcpTask *task)
+{
+  return task->created;
+}
+
+GDateTime *
+cli_mcp_task_get_updated (CliMcpTask *task)
+{
+  return task->updated;
+}
+
+/* Milliseconds from its creation. */
+gint64
+cli_mcp_task_get_ttl (CliMcpTask *task)
+{
+  return task->ttl;
+}
+
+gpointer
+cli_mcp_task_get_data (CliMcpTask *task)
+{
+  return task->data;
+}
+
+/* @data: (transfer full): freed with @destroy with the task */
+void
+cli_mcp_task_set_data (CliMcpTask     *task,
+                       gpointer        data,
+                       GDestroyNotify  destroy)
+{
+  g_assert (task->data == NULL);
+  task->data = data;
+  task->data_destroy = destroy;
 }
 
 /*
@@ -277,7 +352,7 @@ cli_mcp_task_end (CliMcpTask       *task,
                   const char       *message,
                   JsonNode         *result)
 {
-  g_assert (status != CLI_MCP_TASK_WORKING);
+  g_assert (status != CLI_MCP_TASK_WORKING && status != CLI_MCP_TASK_INPUT_REQUIRED);
 
   if (cli_mcp_task_is_terminal (task))
     {

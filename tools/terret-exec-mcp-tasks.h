@@ -1,4 +1,5 @@
-/* terret-exec-mcp-tasks.h: the tasks of `terret-exec mcp` (MCP 2025-11-25)
+/* terret-exec-mcp-tasks.h: the tasks of `terret-exec mcp` (MCP 2025-11-25,
+ * and the Tasks extension of 2026-07-28)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -15,9 +16,12 @@ G_BEGIN_DECLS
  * CliMcpTaskStatus:
  *
  * Where a task is; the last three are terminal and never change.
+ * input_required is only the 2026-07-28 wire's: a command waiting for
+ * input on its terminal.
  */
 typedef enum {
   CLI_MCP_TASK_WORKING,
+  CLI_MCP_TASK_INPUT_REQUIRED,
   CLI_MCP_TASK_COMPLETED,
   CLI_MCP_TASK_FAILED,
   CLI_MCP_TASK_CANCELLED,
@@ -51,6 +55,17 @@ gboolean         cli_mcp_task_end             (CliMcpTask        *task,
                                                const char        *message,
                                                JsonNode          *result);
 JsonNode        *cli_mcp_task_get_result      (CliMcpTask        *task);
+void             cli_mcp_task_set_running     (CliMcpTask        *task,
+                                               CliMcpTaskStatus   status,
+                                               const char        *message);
+const char      *cli_mcp_task_get_status_message (CliMcpTask     *task);
+GDateTime       *cli_mcp_task_get_created     (CliMcpTask        *task);
+GDateTime       *cli_mcp_task_get_updated     (CliMcpTask        *task);
+gint64           cli_mcp_task_get_ttl         (CliMcpTask        *task);
+gpointer         cli_mcp_task_get_data        (CliMcpTask        *task);
+void             cli_mcp_task_set_data        (CliMcpTask        *task,
+                                               gpointer           data,
+                                               GDestroyNotify     destroy);
 const char      *cli_mcp_task_get_call_key    (CliMcpTask        *task);
 void             cli_mcp_task_set_call_key    (CliMcpTask        *task,
                                                const char        *key);

@@ -1,11 +1,14 @@
 /* terret-exec-mcp.c: `terret-exec mcp`, a Model Context Protocol server
  * over stdio
  *
- * JSON-RPC 2.0, one message per line (the MCP stdio transport), MCP
- * revision 2025-11-25 with tasks (terret-exec-mcp-tasks.c) and the
- * revisions before it: the dialect of the stdio server
- * (terret-exec-stdio.c) whose tools are the ops that have one
- * (terret-exec-ops.c), as terret-exec-mcp-tools.c shows them to a model.
+ * JSON-RPC 2.0, one message per line (the MCP stdio transport): the
+ * dialect of the stdio server (terret-exec-stdio.c) whose tools are the
+ * ops that have one (terret-exec-ops.c). This file frames the messages
+ * and picks, per message, the revision's wire that serves it: a request
+ * whose params._meta names its revision (MCP 2026-07-28 and later) goes
+ * to that revision's table, any other to 2025-11-25's, which negotiates
+ * with initialize as the revisions before it did. Each table is a file
+ * of its own (terret-exec-mcp-2025.c, terret-exec-mcp-2026.c).
  * docs/mcp.md is the reference.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -17,107 +20,76 @@
 
 #include "terret-exec-common.h"
 #include "terret-exec-fields.h"
-#include "terret-exec-mcp-tasks.h"
-#include "terret-exec-mcp-tools.h"
+#include "terret-exec-mcp-wire.h"
 #include "terret-exec-ops.h"
-#include "terret-exec-stdio.h"
 
-/* JSON-RPC 2.0's error codes. */
-#define RPC_PARSE_ERROR      -32700
-#define RPC_INVALID_REQUEST  -32600
-#define RPC_METHOD_NOT_FOUND -32601
-#define RPC_INVALID_PARAMS   -32602
-
-/* The revisions served, newest first. Before 2025-06-18 a tool result
- * has no structuredContent and a tool no outputSchema; before 2025-11-25
- * there are no tasks. */
-static const char * const protocol_versions[] = {
-  "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", NULL
+/* Every wire, newest first. */
+static const CliMcpWire * const wires[] = {
+  &cli_mcp_wire_2026,
+  &cli_mcp_wire_2025,
+  NULL
 };
-#define STRUCTURED_SINCE "2025-06-18"
-#define TASKS_SINCE "2025-11-25"
 
-/* How long a task is kept from its creation when the client names no
- * ttl: long enough for a build, bounded so a long-lived server does not
- * hoard results nobody asks for. */
-#define DEFAULT_TASK_TTL_MS (60 * 60 * 1000)
-
-#define RELATED_TASK "io.modelcontextprotocol/related-task"
-
-/* The server's own: the revision initialize settled on, and its tasks. */
+/* Each wire's state, by wire. */
 typedef struct
 {
-  char *version;                    /* (owned) (nullable) before initialize */
-  CliMcpTasks *tasks;               /* (owned) */
+  GHashTable *states;               /* (owned) CliMcpWire → its state (owned) */
 } McpServer;
 
 static void
 mcp_server_free (McpServer *mcp)
 {
-  g_free (mcp->version);
-  cli_mcp_tasks_free (mcp->tasks);
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_hash_table_iter_init (&iter, mcp->states);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      const CliMcpWire *wire = key;
+
+      if (wire->state_free != NULL)
+        wire->state_free (value);
+    }
+  g_hash_table_unref (mcp->states);
   g_free (mcp);
 }
 
-/* A call's own: a tools/call's (whose run may be a task's), or a
- * tasks/result's waiting for its task. */
-typedef struct
-{
-  JsonNode *progress_token;         /* (owned) (nullable) */
-  gint64 progress;
-  gboolean structured;
-  CliMcpTask *task;                 /* (owned) (nullable) the task it runs */
-  CliMcpTask *awaited;              /* (owned) (nullable) the task it waits for */
-  gulong cancelled_id;
-} McpCall;
-
-static void
-mcp_call_free (McpCall *mcp_call)
-{
-  g_clear_pointer (&mcp_call->progress_token, json_node_unref);
-  g_clear_pointer (&mcp_call->task, cli_mcp_task_unref);
-  g_clear_pointer (&mcp_call->awaited, cli_mcp_task_unref);
-  g_free (mcp_call);
-}
-
-static McpServer *
-mcp_server (CliStdio *server)
+/* (transfer none): @wire's state in @server, made at its first use. */
+gpointer
+cli_mcp_wire_state (CliStdio         *server,
+                    const CliMcpWire *wire)
 {
   McpServer *mcp = cli_stdio_get_data (server);
+  gpointer state;
 
   if (mcp == NULL)
     {
       mcp = g_new0 (McpServer, 1);
-      mcp->tasks = cli_mcp_tasks_new ();
+      mcp->states = g_hash_table_new (NULL, NULL);
       cli_stdio_set_data (server, mcp, (GDestroyNotify) mcp_server_free);
     }
-  return mcp;
+  state = g_hash_table_lookup (mcp->states, wire);
+  if (state == NULL && wire->state_new != NULL)
+    {
+      state = wire->state_new ();
+      g_hash_table_insert (mcp->states, (gpointer) wire, state);
+    }
+  return state;
 }
 
-/* Before initialize, the newest revision's shapes. */
-static gboolean
-server_speaks (CliStdio   *server,
-               const char *since)
+/* (transfer full): every revision served, newest first. */
+char **
+cli_mcp_versions (void)
 {
-  const char *version = mcp_server (server)->version;
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
 
-  return version == NULL || g_strcmp0 (version, since) >= 0;
+  for (guint i = 0; wires[i] != NULL; i++)
+    g_strv_builder_addv (builder, (const char **) wires[i]->versions);
+  return g_strv_builder_end (builder);
 }
 
-static gboolean
-server_structured (CliStdio *server)
-{
-  return server_speaks (server, STRUCTURED_SINCE);
-}
-
-static gboolean
-server_tasks (CliStdio *server)
-{
-  return server_speaks (server, TASKS_SINCE);
-}
-
-static TerretCapabilities
-server_caps (CliStdio *server)
+TerretCapabilities
+cli_mcp_server_caps (CliStdio *server)
 {
   return terret_executor_get_capabilities (cli_stdio_get_executor (server));
 }
@@ -139,10 +111,11 @@ message_begin (JsonNode *id)
   return builder;
 }
 
-static void
-respond_result (CliStdio *server,
-                JsonNode *id,
-                JsonNode *result)
+/* @result: (transfer full) */
+void
+cli_mcp_respond_result (CliStdio *server,
+                        JsonNode *id,
+                        JsonNode *result)
 {
   g_autoptr(JsonBuilder) builder = message_begin (id);
   g_autoptr(JsonNode) message = NULL;
@@ -155,11 +128,13 @@ respond_result (CliStdio *server,
   cli_stdio_write (server, message);
 }
 
-static void
-respond_error (CliStdio   *server,
-               JsonNode   *id,
-               int         code,
-               const char *message_text)
+/* @data: (transfer full) (nullable) */
+void
+cli_mcp_respond_error_data (CliStdio   *server,
+                            JsonNode   *id,
+                            int         code,
+                            const char *message_text,
+                            JsonNode   *data)
 {
   g_autoptr(JsonBuilder) builder = message_begin (id);
   g_autoptr(JsonNode) message = NULL;
@@ -170,6 +145,11 @@ respond_error (CliStdio   *server,
   json_builder_add_int_value (builder, code);
   json_builder_set_member_name (builder, "message");
   json_builder_add_string_value (builder, message_text);
+  if (data != NULL)
+    {
+      json_builder_set_member_name (builder, "data");
+      json_builder_add_value (builder, data);
+    }
   json_builder_end_object (builder);
   json_builder_end_object (builder);
 
@@ -177,8 +157,17 @@ respond_error (CliStdio   *server,
   cli_stdio_write (server, message);
 }
 
-static JsonNode *
-empty_result (void)
+void
+cli_mcp_respond_error (CliStdio   *server,
+                       JsonNode   *id,
+                       int         code,
+                       const char *message_text)
+{
+  cli_mcp_respond_error_data (server, id, code, message_text, NULL);
+}
+
+JsonNode *
+cli_mcp_empty_result (void)
 {
   JsonNode *node = json_node_new (JSON_NODE_OBJECT);
 
@@ -186,585 +175,13 @@ empty_result (void)
   return node;
 }
 
-/* Methods -------------------------------------------------------------- */
-
-/* The client's revision when this server speaks it, else the newest: the
- * client then decides whether it can go on (the spec's negotiation). */
-static void
-method_initialize (CliStdio   *server,
-                   JsonNode   *id,
-                   JsonObject *params)
-{
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
-  const char *asked = NULL;
-  const char *version = protocol_versions[0];
-
-  if (params != NULL && !cli_json_get_string (params, "protocolVersion", &asked))
-    {
-      respond_error (server, id, RPC_INVALID_PARAMS, "“protocolVersion” must be a string");
-      return;
-    }
-  if (asked != NULL && g_strv_contains (protocol_versions, asked))
-    version = asked;
-
-  g_free (mcp_server (server)->version);
-  mcp_server (server)->version = g_strdup (version);
-
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "protocolVersion");
-  json_builder_add_string_value (builder, version);
-  json_builder_set_member_name (builder, "capabilities");
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "tools");
-  json_builder_begin_object (builder);
-  json_builder_end_object (builder);
-  if (server_tasks (server))
-    {
-      /* {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}} */
-      json_builder_set_member_name (builder, "tasks");
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "list");
-      json_builder_begin_object (builder);
-      json_builder_end_object (builder);
-      json_builder_set_member_name (builder, "cancel");
-      json_builder_begin_object (builder);
-      json_builder_end_object (builder);
-      json_builder_set_member_name (builder, "requests");
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "tools");
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "call");
-      json_builder_begin_object (builder);
-      json_builder_end_object (builder);
-      json_builder_end_object (builder);
-      json_builder_end_object (builder);
-      json_builder_end_object (builder);
-    }
-  json_builder_end_object (builder);
-  json_builder_set_member_name (builder, "serverInfo");
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "name");
-  json_builder_add_string_value (builder, "terret-exec");
-  json_builder_set_member_name (builder, "title");
-  json_builder_add_string_value (builder, "terret-exec shell sessions");
-  json_builder_set_member_name (builder, "version");
-  json_builder_add_string_value (builder, PACKAGE_VERSION);
-  json_builder_end_object (builder);
-  json_builder_set_member_name (builder, "instructions");
-  json_builder_add_string_value (builder,
-                                 "Runs shell commands with the bash tool. A session keeps its "
-                                 "shell where the backend allows (cd and export persist); one "
-                                 "command runs per session at a time.");
-  json_builder_end_object (builder);
-
-  respond_result (server, id, json_builder_get_root (builder));
-}
-
-/* `"_meta": {"io.modelcontextprotocol/related-task": {"taskId": ...}}`,
- * which every message about a task carries but the tasks/ methods'. */
-static void
-add_related_task (JsonBuilder *builder,
-                  CliMcpTask  *task)
-{
-  json_builder_set_member_name (builder, "_meta");
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, RELATED_TASK);
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "taskId");
-  json_builder_add_string_value (builder, cli_mcp_task_get_id (task));
-  json_builder_end_object (builder);
-  json_builder_end_object (builder);
-}
-
-static void
-call_progress (CliCall *call,
-               GBytes  *data)
-{
-  McpCall *mcp_call = cli_call_get_data (call);
-  g_autoptr(JsonBuilder) builder = NULL;
-  g_autoptr(JsonNode) message = NULL;
-  g_autofree char *text = NULL;
-
-  if (g_cancellable_is_cancelled (cli_call_get_cancellable (call)))
-    return;
-  text = cli_mcp_progress_text (data);
-  if (text == NULL)
-    return;
-
-  /* progress must grow with each notification: bytes so far does. */
-  mcp_call->progress += strlen (text);
-
-  builder = json_builder_new ();
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "jsonrpc");
-  json_builder_add_string_value (builder, "2.0");
-  json_builder_set_member_name (builder, "method");
-  json_builder_add_string_value (builder, "notifications/progress");
-  json_builder_set_member_name (builder, "params");
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "progressToken");
-  json_builder_add_value (builder, json_node_copy (mcp_call->progress_token));
-  json_builder_set_member_name (builder, "progress");
-  json_builder_add_int_value (builder, mcp_call->progress);
-  json_builder_set_member_name (builder, "message");
-  json_builder_add_string_value (builder, text);
-  if (mcp_call->task != NULL)
-    add_related_task (builder, mcp_call->task);
-  json_builder_end_object (builder);
-  json_builder_end_object (builder);
-
-  message = json_builder_get_root (builder);
-  cli_stdio_write (cli_call_get_server (call), message);
-}
-
-/* Tasks ---------------------------------------------------------------- */
-
-static void
-notify_task_status (CliStdio   *server,
-                    CliMcpTask *task)
-{
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autoptr(JsonNode) message = NULL;
-
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "jsonrpc");
-  json_builder_add_string_value (builder, "2.0");
-  json_builder_set_member_name (builder, "method");
-  json_builder_add_string_value (builder, "notifications/tasks/status");
-  json_builder_set_member_name (builder, "params");
-  json_builder_begin_object (builder);
-  cli_mcp_task_add_members (task, builder);
-  json_builder_end_object (builder);
-  json_builder_end_object (builder);
-
-  message = json_builder_get_root (builder);
-  cli_stdio_write (server, message);
-}
-
-/* What tasks/result answers for a task that ended: the tool result the
- * call would have answered, tied to its task. */
-static JsonNode *
-task_result_payload (CliMcpTask *task)
-{
-  JsonNode *result = json_node_copy (cli_mcp_task_get_result (task));
-  g_autoptr(JsonBuilder) meta = json_builder_new ();
-  g_autoptr(JsonNode) meta_node = NULL;
-  JsonObject *object = json_node_get_object (result);
-
-  json_builder_begin_object (meta);
-  add_related_task (meta, task);
-  json_builder_end_object (meta);
-  meta_node = json_builder_get_root (meta);
-  json_object_set_member (object, "_meta",
-                          json_node_copy (json_object_get_member (json_node_get_object (meta_node), "_meta")));
-  return result;
-}
-
-/* @task ended: its waiters get its result, the client the news, and a
- * task past its ttl is forgotten. */
-static void
-task_ended (CliStdio   *server,
-            CliMcpTask *task)
-{
-  g_autoptr(GPtrArray) waiters = cli_mcp_task_take_waiters (task);
-
-  notify_task_status (server, task);
-  for (guint i = 0; i < waiters->len; i++)
-    cli_call_return (g_ptr_array_index (waiters, i), NULL, NULL, NULL);
-  cli_mcp_tasks_settle (mcp_server (server)->tasks, task);
-}
-
-/* The run of a task answered: the task ends with what the call would
- * have answered. Nothing run (an error) fails the task; a command that
- * ran completes it, whatever its status. A cancelled run leaves the task
- * as tasks/cancel or the end of input left it. */
-static void
-task_run_respond (CliStdio         *server,
-                  McpCall          *mcp_call,
-                  const CliOutcome *outcome)
-{
-  CliMcpTask *task = mcp_call->task;
-
-  CliMcpTaskStatus status = CLI_MCP_TASK_COMPLETED;
-  const char *message = NULL;
-
-  cli_mcp_task_set_call_key (task, NULL);
-  if (g_error_matches (outcome->error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    {
-      status = CLI_MCP_TASK_CANCELLED;
-      message = "The server is ending: the task was cancelled.";
-    }
-  else if (outcome->error != NULL)
-    {
-      status = CLI_MCP_TASK_FAILED;
-      message = outcome->error->message;
-    }
-
-  /* One cancelled by tasks/cancel ended then, and said so. */
-  if (cli_mcp_task_end (task, status, message, cli_mcp_tool_result (outcome, mcp_call->structured)))
-    task_ended (server, task);
-}
-
-/* A cancelled call is still waited for (its command must be over before
- * the server may exit) but never answered, as the spec asks. */
-static void
-mcp_respond (CliStdio         *server,
-             CliCall          *call,
-             const CliOutcome *outcome)
-{
-  McpCall *mcp_call = cli_call_get_data (call);
-
-  if (mcp_call->task != NULL)
-    {
-      task_run_respond (server, mcp_call, outcome);
-      return;
-    }
-
-  if (mcp_call->awaited != NULL)
-    {
-      g_signal_handler_disconnect (cli_call_get_cancellable (call), mcp_call->cancelled_id);
-      if (!g_error_matches (outcome->error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        respond_result (server, cli_call_get_id (call), task_result_payload (mcp_call->awaited));
-      return;
-    }
-
-  if (g_cancellable_is_cancelled (cli_call_get_cancellable (call)) ||
-      g_error_matches (outcome->error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    return;
-
-  respond_result (server, cli_call_get_id (call), cli_mcp_tool_result (outcome, mcp_call->structured));
-}
-
-/* A task-augmented call's ttl, in milliseconds: `task` is an object whose
- * `ttl`, when there, is a number of milliseconds. */
-static gboolean
-task_ttl (JsonNode    *task,
-          gint64      *ttl,
-          const char **fault)
-{
-  JsonNode *member;
-  double value;
-
-  *ttl = DEFAULT_TASK_TTL_MS;
-  if (!JSON_NODE_HOLDS_OBJECT (task))
-    {
-      *fault = "“task” must be an object";
-      return FALSE;
-    }
-  member = json_object_get_member (json_node_get_object (task), "ttl");
-  if (member == NULL || JSON_NODE_HOLDS_NULL (member))
-    return TRUE;
-  if (!JSON_NODE_HOLDS_VALUE (member) ||
-      (json_node_get_value_type (member) != G_TYPE_INT64 &&
-       json_node_get_value_type (member) != G_TYPE_DOUBLE))
-    {
-      *fault = "“task.ttl” must be a number of milliseconds";
-      return FALSE;
-    }
-  value = json_node_get_value_type (member) == G_TYPE_INT64 ? (double) json_node_get_int (member)
-                                                            : json_node_get_double (member);
-  if (!(value >= 0 && value <= G_MAXUINT))
-    {
-      *fault = "“task.ttl” must be a number of milliseconds from 0 to 4294967295";
-      return FALSE;
-    }
-  *ttl = (gint64) value;
-  return TRUE;
-}
-
-/* The answer to a task-augmented tools/call: the task, and words a host
- * may hand its model at once. */
-static JsonNode *
-create_task_result (CliMcpTask *task)
-{
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autofree char *words = g_strdup_printf ("The command runs as task %s; its result comes when it "
-                                            "ends. Other sessions are free meanwhile; bash_interrupt "
-                                            "reaches it in its own.", cli_mcp_task_get_id (task));
-
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "task");
-  json_builder_add_value (builder, cli_mcp_task_to_json (task));
-  json_builder_set_member_name (builder, "_meta");
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "io.modelcontextprotocol/model-immediate-response");
-  json_builder_add_string_value (builder, words);
-  json_builder_end_object (builder);
-  json_builder_end_object (builder);
-
-  return json_builder_get_root (builder);
-}
-
-static void
-method_tools_call (CliStdio   *server,
-                   JsonNode   *id,
-                   JsonObject *params)
-{
-  g_autoptr(JsonObject) empty = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonNode) task_id = NULL;
-  g_autofree char *key = cli_id_key (id);
-  g_autofree char *unknown = NULL;
-  JsonNode *arguments, *meta, *task_node;
-  const char *name = NULL;
-  const char *fault = NULL;
-  CliMcpTask *task = NULL;
-  gint64 ttl = 0;
-  const CliOp *op;
-  McpCall *mcp_call;
-  CliCall *call;
-
-  if (params == NULL || !cli_json_get_string (params, "name", &name) || name == NULL)
-    {
-      respond_error (server, id, RPC_INVALID_PARAMS, "“name” (a string) is required");
-      return;
-    }
-
-  arguments = json_object_get_member (params, "arguments");
-  if (arguments != NULL && !JSON_NODE_HOLDS_NULL (arguments) && !JSON_NODE_HOLDS_OBJECT (arguments))
-    {
-      respond_error (server, id, RPC_INVALID_PARAMS, "“arguments” must be an object");
-      return;
-    }
-
-  /* Ids must be unique among requests in flight, or a cancel would not
-   * know which one it meant. */
-  if (cli_stdio_has_call (server, key))
-    {
-      respond_error (server, id, RPC_INVALID_REQUEST, "“id”: a request with this id is in flight");
-      return;
-    }
-
-  op = cli_op_lookup_tool (name, server_caps (server));
-  if (op == NULL)
-    {
-      unknown = g_strdup_printf ("Unknown tool: %s", name);
-      respond_error (server, id, RPC_INVALID_PARAMS, unknown);
-      return;
-    }
-
-  /* A revision without tasks ignores the member, as the spec asks of a
-   * server that did not offer them. */
-  task_node = json_object_get_member (params, "task");
-  if (task_node != NULL && !JSON_NODE_HOLDS_NULL (task_node) && server_tasks (server))
-    {
-      if (!task_ttl (task_node, &ttl, &fault))
-        {
-          respond_error (server, id, RPC_INVALID_PARAMS, fault);
-          return;
-        }
-      if (!op->tasks)
-        {
-          unknown = g_strdup_printf ("Tool %s does not run as a task", name);
-          respond_error (server, id, RPC_METHOD_NOT_FOUND, unknown);
-          return;
-        }
-      task = cli_mcp_tasks_add (mcp_server (server)->tasks, ttl);
-      /* The run's call has an id no request can have (an object), so the
-       * client may reuse the request's id once it has its answer. */
-      task_id = json_node_new (JSON_NODE_OBJECT);
-      json_node_take_object (task_id, json_object_new ());
-      json_object_set_string_member (json_node_get_object (task_id), "task", cli_mcp_task_get_id (task));
-    }
-
-  mcp_call = g_new0 (McpCall, 1);
-  mcp_call->structured = server_structured (server);
-  call = cli_call_new (server, task != NULL ? task_id : id);
-  cli_call_set_data (call, mcp_call, (GDestroyNotify) mcp_call_free);
-  if (task != NULL)
-    {
-      mcp_call->task = cli_mcp_task_ref (task);
-      cli_mcp_task_set_call_key (task, cli_call_get_key (call));
-    }
-
-  meta = json_object_get_member (params, "_meta");
-  if (meta != NULL && JSON_NODE_HOLDS_OBJECT (meta))
-    {
-      JsonNode *token = json_object_get_member (json_node_get_object (meta), "progressToken");
-
-      if (token != NULL && JSON_NODE_HOLDS_VALUE (token))
-        {
-          mcp_call->progress_token = json_node_copy (token);
-          cli_call_set_progress (call, call_progress);
-        }
-    }
-
-  if (arguments == NULL || !JSON_NODE_HOLDS_OBJECT (arguments))
-    empty = json_object_new ();
-  if (!cli_op_start (op, call, empty != NULL ? empty : json_node_get_object (arguments), &error))
-    {
-      /* Refused before it ran: no task was made. */
-      cli_call_drop (call);
-      if (task != NULL)
-        cli_mcp_tasks_remove (mcp_server (server)->tasks, task);
-      respond_error (server, id, RPC_INVALID_PARAMS, error->message);
-      return;
-    }
-
-  /* The run answers in a later iteration, never within its start. */
-  if (task != NULL)
-    respond_result (server, id, create_task_result (task));
-}
-
-/* The task a tasks/ request names, or an error answered. */
-static CliMcpTask *
-find_task (CliStdio   *server,
-           JsonNode   *id,
-           JsonObject *params,
-           const char *doing)
-{
-  const char *task_id = NULL;
-  CliMcpTask *task;
-  g_autofree char *text = NULL;
-
-  if (params == NULL || !cli_json_get_string (params, "taskId", &task_id) || task_id == NULL)
-    {
-      respond_error (server, id, RPC_INVALID_PARAMS, "“taskId” (a string) is required");
-      return NULL;
-    }
-
-  task = cli_mcp_tasks_lookup (mcp_server (server)->tasks, task_id);
-  if (task == NULL)
-    {
-      text = g_strdup_printf ("Failed to %s task: no task “%s” (never made, or forgotten after its ttl)",
-                              doing, task_id);
-      respond_error (server, id, RPC_INVALID_PARAMS, text);
-    }
-  return task;
-}
-
-static void
-method_tasks_get (CliStdio   *server,
-                  JsonNode   *id,
-                  JsonObject *params)
-{
-  CliMcpTask *task = find_task (server, id, params, "retrieve");
-
-  if (task != NULL)
-    respond_result (server, id, cli_mcp_task_to_json (task));
-}
-
-static void
-on_waiter_cancelled (GCancellable *cancellable,
-                     gpointer      user_data)
-{
-  CliCall *call = user_data;
-  McpCall *mcp_call = cli_call_get_data (call);
-
-  if (cli_mcp_task_remove_waiter (mcp_call->awaited, call))
-    {
-      g_autoptr(GError) error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED,
-                                                     "cancelled while waiting for the task");
-
-      cli_call_return (call, NULL, error, NULL);
-    }
-}
-
-/* tasks/result blocks until the task ends: the request waits as a call
- * in flight, cancellable by notifications/cancelled like any other. */
-static void
-method_tasks_result (CliStdio   *server,
-                     JsonNode   *id,
-                     JsonObject *params)
-{
-  g_autofree char *key = cli_id_key (id);
-  CliMcpTask *task;
-  McpCall *mcp_call;
-  CliCall *call;
-
-  if (cli_stdio_has_call (server, key))
-    {
-      respond_error (server, id, RPC_INVALID_REQUEST, "“id”: a request with this id is in flight");
-      return;
-    }
-  task = find_task (server, id, params, "retrieve the result of");
-  if (task == NULL)
-    return;
-
-  if (cli_mcp_task_is_terminal (task))
-    {
-      respond_result (server, id, task_result_payload (task));
-      return;
-    }
-
-  mcp_call = g_new0 (McpCall, 1);
-  mcp_call->awaited = cli_mcp_task_ref (task);
-  call = cli_call_new (server, id);
-  cli_call_set_data (call, mcp_call, (GDestroyNotify) mcp_call_free);
-  cli_mcp_task_add_waiter (task, call);
-  mcp_call->cancelled_id = g_signal_connect (cli_call_get_cancellable (call), "cancelled",
-                                             G_CALLBACK (on_waiter_cancelled), call);
-}
-
-/* The task is cancelled before the answer says so; then its run is
- * cancelled, which ends the command and everything it started (the
- * executor's cancel), and its waiters learn it. */
-static void
-method_tasks_cancel (CliStdio   *server,
-                     JsonNode   *id,
-                     JsonObject *params)
-{
-  g_autoptr(GError) cancelled = NULL;
-  g_autofree char *call_key = NULL;
-  g_autofree char *text = NULL;
-  CliOutcome outcome = { NULL, NULL, NULL, NULL };
-  CliMcpTask *task = find_task (server, id, params, "cancel");
-
-  if (task == NULL)
-    return;
-  if (cli_mcp_task_is_terminal (task))
-    {
-      text = g_strdup_printf ("Cannot cancel task: already in terminal status '%s'",
-                              cli_mcp_task_get_status_name (task));
-      respond_error (server, id, RPC_INVALID_PARAMS, text);
-      return;
-    }
-
-  cancelled = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED,
-                                   "the task was cancelled by tasks/cancel: its command and "
-                                   "everything it started were ended");
-  outcome.error = cancelled;
-  call_key = g_strdup (cli_mcp_task_get_call_key (task));
-  cli_mcp_task_end (task, CLI_MCP_TASK_CANCELLED, "The task was cancelled by request.",
-                    cli_mcp_tool_result (&outcome, FALSE));
-  respond_result (server, id, cli_mcp_task_to_json (task));
-
-  {
-    g_autoptr(CliMcpTask) held = cli_mcp_task_ref (task);
-
-    if (call_key != NULL)
-      cli_stdio_cancel_calls (server, call_key, NULL);
-    task_ended (server, held);
-  }
-}
-
-static void
-method_tasks_list (CliStdio   *server,
-                   JsonNode   *id,
-                   JsonObject *params)
-{
-  g_autoptr(GError) error = NULL;
-  const char *cursor = NULL;
-  JsonNode *list;
-
-  if (params != NULL && !cli_json_get_string (params, "cursor", &cursor))
-    {
-      respond_error (server, id, RPC_INVALID_PARAMS, "“cursor” must be a string");
-      return;
-    }
-  list = cli_mcp_tasks_list (mcp_server (server)->tasks, cursor, &error);
-  if (list == NULL)
-    respond_error (server, id, RPC_INVALID_PARAMS, error->message);
-  else
-    respond_result (server, id, list);
-}
-
-/* notifications/cancelled: the run of that request ends, and the request
- * gets no answer. An id not in flight (already answered) is ignored, as
- * the spec allows for the race between answer and cancel. */
-static void
-notify_cancelled (CliStdio   *server,
-                  JsonObject *params)
+/* notifications/cancelled, in every revision: the run of that request
+ * ends, and the request gets no answer. An id not in flight (already
+ * answered) is ignored, as the spec allows for the race between answer
+ * and cancel. */
+void
+cli_mcp_notify_cancelled (CliStdio   *server,
+                          JsonObject *params)
 {
   JsonNode *request_id = params != NULL ? json_object_get_member (params, "requestId") : NULL;
   g_autofree char *key = NULL;
@@ -790,6 +207,57 @@ valid_id (JsonNode *id)
   return type == G_TYPE_STRING || type == G_TYPE_INT64;
 }
 
+/* The revision @params' _meta names, or NULL for none (2025-11-25 and
+ * before name it once, in initialize); "" when it is there but no string. */
+static const char *
+named_version (JsonObject *params)
+{
+  JsonNode *meta = params != NULL ? json_object_get_member (params, "_meta") : NULL;
+  JsonNode *version;
+
+  if (meta == NULL || !JSON_NODE_HOLDS_OBJECT (meta))
+    return NULL;
+  version = json_object_get_member (json_node_get_object (meta), CLI_MCP_PROTOCOL_VERSION_META);
+  if (version == NULL || JSON_NODE_HOLDS_NULL (version))
+    return NULL;
+  if (!JSON_NODE_HOLDS_VALUE (version) || json_node_get_value_type (version) != G_TYPE_STRING)
+    return "";
+  return json_node_get_string (version);
+}
+
+static const CliMcpWire *
+wire_for (const char *version)
+{
+  for (guint i = 0; wires[i] != NULL; i++)
+    if (g_strv_contains (wires[i]->versions, version))
+      return wires[i];
+  return NULL;
+}
+
+/* A revision this server does not speak: the error 2026-07-28 defines,
+ * with what it does speak. */
+static void
+refuse_version (CliStdio   *server,
+                JsonNode   *id,
+                const char *version)
+{
+  g_auto(GStrv) versions = cli_mcp_versions ();
+  g_autoptr(JsonBuilder) data = json_builder_new ();
+  g_autofree char *text = g_strdup_printf ("Unsupported protocol version: “%s”", version);
+
+  json_builder_begin_object (data);
+  json_builder_set_member_name (data, "supported");
+  json_builder_begin_array (data);
+  for (guint i = 0; versions[i] != NULL; i++)
+    json_builder_add_string_value (data, versions[i]);
+  json_builder_end_array (data);
+  json_builder_set_member_name (data, "requested");
+  json_builder_add_string_value (data, version);
+  json_builder_end_object (data);
+
+  cli_mcp_respond_error_data (server, id, CLI_RPC_UNSUPPORTED_VERSION, text, json_builder_get_root (data));
+}
+
 static void
 mcp_handle (CliStdio   *server,
             JsonObject *message)
@@ -798,11 +266,12 @@ mcp_handle (CliStdio   *server,
   JsonNode *params_node = json_object_get_member (message, "params");
   JsonObject *params = NULL;
   const char *version = NULL, *method = NULL;
+  const CliMcpWire *wire = &cli_mcp_wire_2025;
 
   if (!cli_json_get_string (message, "jsonrpc", &version) || g_strcmp0 (version, "2.0") != 0)
     {
-      respond_error (server, id != NULL && valid_id (id) ? id : NULL, RPC_INVALID_REQUEST,
-                     "not JSON-RPC 2.0: “jsonrpc” must be \"2.0\"");
+      cli_mcp_respond_error (server, id != NULL && valid_id (id) ? id : NULL, CLI_RPC_INVALID_REQUEST,
+                             "not JSON-RPC 2.0: “jsonrpc” must be \"2.0\"");
       return;
     }
 
@@ -816,8 +285,8 @@ mcp_handle (CliStdio   *server,
 
   if (!cli_json_get_string (message, "method", &method) || method == NULL)
     {
-      respond_error (server, id != NULL && valid_id (id) ? id : NULL, RPC_INVALID_REQUEST,
-                     "“method” (a string) is required");
+      cli_mcp_respond_error (server, id != NULL && valid_id (id) ? id : NULL, CLI_RPC_INVALID_REQUEST,
+                             "“method” (a string) is required");
       return;
     }
 
@@ -826,54 +295,46 @@ mcp_handle (CliStdio   *server,
       if (!JSON_NODE_HOLDS_OBJECT (params_node))
         {
           if (id != NULL)
-            respond_error (server, valid_id (id) ? id : NULL, RPC_INVALID_PARAMS,
-                           "“params” must be an object");
+            cli_mcp_respond_error (server, valid_id (id) ? id : NULL, CLI_RPC_INVALID_PARAMS,
+                                   "“params” must be an object");
           return;
         }
       params = json_node_get_object (params_node);
     }
 
+  version = named_version (params);
+  if (version != NULL)
+    wire = wire_for (version);
+
   /* A notification: never answered, whatever it is. */
   if (id == NULL)
     {
-      if (g_str_equal (method, "notifications/cancelled"))
-        notify_cancelled (server, params);
-      /* notifications/initialized and any other: nothing to do. */
+      if (wire != NULL)
+        wire->notification (server, method, params);
       return;
     }
 
   if (!valid_id (id))
     {
-      respond_error (server, NULL, RPC_INVALID_REQUEST, "“id” must be a string or an integer");
+      cli_mcp_respond_error (server, NULL, CLI_RPC_INVALID_REQUEST, "“id” must be a string or an integer");
       return;
     }
 
-  /* Requests before initialize are served as after it, with the newest
-   * revision's shapes: a client that skipped the handshake is better
-   * served than refused, and one that did not gets no surprise. */
-  if (g_str_equal (method, "initialize"))
-    method_initialize (server, id, params);
-  else if (g_str_equal (method, "ping"))
-    respond_result (server, id, empty_result ());
-  else if (g_str_equal (method, "tools/list"))
-    respond_result (server, id, cli_mcp_tools_list (server_caps (server), server_structured (server),
-                                                    server_tasks (server)));
-  else if (g_str_equal (method, "tools/call"))
-    method_tools_call (server, id, params);
-  else if (g_str_equal (method, "tasks/get") && server_tasks (server))
-    method_tasks_get (server, id, params);
-  else if (g_str_equal (method, "tasks/result") && server_tasks (server))
-    method_tasks_result (server, id, params);
-  else if (g_str_equal (method, "tasks/cancel") && server_tasks (server))
-    method_tasks_cancel (server, id, params);
-  else if (g_str_equal (method, "tasks/list") && server_tasks (server))
-    method_tasks_list (server, id, params);
+  if (wire == NULL)
+    refuse_version (server, id, version);
   else
-    {
-      g_autofree char *text = g_strdup_printf ("Method not found: %s", method);
+    wire->request (server, id, method, params);
+}
 
-      respond_error (server, id, RPC_METHOD_NOT_FOUND, text);
-    }
+/* A call ended: the wire that started it answers. */
+static void
+mcp_respond (CliStdio         *server,
+             CliCall          *call,
+             const CliOutcome *outcome)
+{
+  CliMcpCallHead *head = cli_call_get_data (call);
+
+  head->wire->respond (server, call, outcome);
 }
 
 /* A notification is never answered, whatever is wrong with it, and
@@ -898,23 +359,23 @@ mcp_refuse (CliStdio     *server,
             const GError *error)
 {
   g_autofree char *text = NULL;
-  int code = RPC_INVALID_REQUEST;
+  int code = CLI_RPC_INVALID_REQUEST;
 
   if (message != NULL && !expects_answer (message))
     return;
 
   if (refusal == CLI_REFUSAL_NOT_JSON)
     {
-      code = RPC_PARSE_ERROR;
+      code = CLI_RPC_PARSE_ERROR;
       text = g_strdup_printf ("Parse error: %s", error->message);
     }
   else if (refusal == CLI_REFUSAL_FIELD && field != NULL &&
            (g_str_equal (field, "params") || g_str_has_prefix (field, "params.") ||
             g_str_has_prefix (field, "params[")))
-    code = RPC_INVALID_PARAMS;
+    code = CLI_RPC_INVALID_PARAMS;
 
-  respond_error (server, id != NULL && valid_id (id) ? id : NULL, code,
-                 text != NULL ? text : error->message);
+  cli_mcp_respond_error (server, id != NULL && valid_id (id) ? id : NULL, code,
+                         text != NULL ? text : error->message);
 }
 
 static char *
@@ -922,10 +383,12 @@ mcp_summary (void)
 {
   g_autofree char *tools = cli_ops_describe (TRUE);
 
-  return g_strdup_printf ("Serves the Model Context Protocol (revision 2025-11-25, bash as a\n"
-                          "task where the client asks; 2025-06-18 and older as they were) over\n"
-                          "stdio: JSON-RPC 2.0, one message per line. Tools, where the backend\n"
-                          "offers them: %s.\n"
+  return g_strdup_printf ("Serves the Model Context Protocol over stdio (JSON-RPC 2.0, one message\n"
+                          "per line): revision 2026-07-28 for a request whose _meta names it\n"
+                          "(stateless, bash as a task of the Tasks extension where the client\n"
+                          "declares it, a prompt as input_required); 2025-11-25 after initialize\n"
+                          "(bash as a task where the client asks; 2025-06-18 and older as they\n"
+                          "were). Tools, where the backend offers them: %s.\n"
                           "A host starts it as a stdio server, e.g. claude mcp add terret --\n"
                           "terret-exec mcp --backend pty. At the end of input it cancels the\n"
                           "calls in flight, closes every session and exits 0.", tools);

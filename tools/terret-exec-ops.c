@@ -607,7 +607,8 @@ cli_ops_describe (gboolean tools)
  *
  * Checks @fields against what @op takes, then carries it out as @call.
  * A field the op does not know is refused rather than ignored: a client
- * relying on a field this server predates learns so at once. Every error
+ * relying on a field this server predates learns so at once; one that is
+ * null is absent, known or not. Every error
  * names the field at fault; on %FALSE the call was not started and the
  * caller drops it.
  */
@@ -626,7 +627,12 @@ cli_op_start (const CliOp  *op,
   for (GList *l = members; l != NULL; l = l->next)
     {
       const char *name = l->data;
+      JsonNode *value = json_object_get_member (fields, name);
 
+      /* null is absent, whatever the field: clients send it for an unset
+       * one, and a field that is not there has nothing to refuse. */
+      if (JSON_NODE_HOLDS_NULL (value))
+        continue;
       if (g_strv_contains ((const char * const *) names, name) ||
           (dialect->envelope != NULL && g_strv_contains (dialect->envelope, name)))
         continue;

@@ -31,6 +31,7 @@
 
 #include <glib/gstdio.h>
 
+#include "terret-exec-common.h"
 #include "terret-exec-read.h"
 
 /* Bytes of output a read answers with at most. */
@@ -276,31 +277,6 @@ whole_prefix (const guint8 *data,
   return len;
 }
 
-/* `NAME: "text"` when the bytes are UTF-8 without NUL, else
- * `NAME_base64`: as the run fields carry bytes. */
-static void
-add_bytes (JsonBuilder  *builder,
-           const char   *name,
-           const guint8 *data,
-           gsize         len)
-{
-  if (len == 0 || g_utf8_validate_len ((const char *) data, len, NULL))
-    {
-      g_autofree char *text = g_strndup ((const char *) data, len);
-
-      json_builder_set_member_name (builder, name);
-      json_builder_add_string_value (builder, text != NULL ? text : "");
-    }
-  else
-    {
-      g_autofree char *member = g_strconcat (name, "_base64", NULL);
-      g_autofree char *encoded = g_base64_encode (data, len);
-
-      json_builder_set_member_name (builder, member);
-      json_builder_add_string_value (builder, encoded);
-    }
-}
-
 static void
 add_int (JsonBuilder *builder,
          const char  *name,
@@ -510,7 +486,7 @@ read_thread (GTask        *task,
         }
       add_int (builder, "offset", first_offset);
       add_int (builder, "end", first_offset + out->len);
-      add_bytes (builder, "data", out->data, out->len);
+      cli_json_add_bytes (builder, "data", out->data, out->len);
     }
   else
     {
@@ -585,7 +561,7 @@ read_thread (GTask        *task,
               if (line_no >= 0)
                 add_int (builder, "line", line_no);
               add_int (builder, "offset", offset);
-              add_bytes (builder, "text", line->data, shown);
+              cli_json_add_bytes (builder, "text", line->data, shown);
               if (shown < line->len || len > line->len + 1)
                 {
                   json_builder_set_member_name (builder, "text_cut");
@@ -610,7 +586,7 @@ read_thread (GTask        *task,
           add_int (builder, "lines_read", lines_read);
         }
       if (regex == NULL)
-        add_bytes (builder, "data", out->data, out->len);
+        cli_json_add_bytes (builder, "data", out->data, out->len);
     }
 
   json_builder_set_member_name (builder, "cut");

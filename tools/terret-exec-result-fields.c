@@ -13,6 +13,7 @@
 
 #include <string.h>
 
+#include "terret-exec-common.h"
 #include "terret-exec-fields.h"
 
 typedef struct _ResultField ResultField;
@@ -32,42 +33,6 @@ struct _ResultField
   gboolean (*flag) (TerretResult *result);  /* for add_flag */
 };
 
-static gboolean
-is_text (const guint8 *data,
-         gsize         len)
-{
-  /* g_utf8_validate_len() refuses NUL bytes, which is what we want: a
-   * string with an embedded NUL would not survive most JSON readers'
-   * C strings, so such output travels as base64 too. */
-  return len == 0 || g_utf8_validate_len ((const char *)data, len, NULL);
-}
-
-/* `NAME: "text"` when the bytes are valid UTF-8, else `NAME_base64: "..."`:
- * exactly one of the two keys, so a reader never has to guess. */
-static void
-add_bytes_member (JsonBuilder  *builder,
-                  const char   *name,
-                  const guint8 *data,
-                  gsize         len)
-{
-  if (is_text (data, len))
-    {
-      /* g_strndup (NULL, 0), for empty bytes, would give NULL, not "". */
-      g_autofree char *text = len > 0 ? g_strndup ((const char *)data, len) : g_strdup ("");
-
-      json_builder_set_member_name (builder, name);
-      json_builder_add_string_value (builder, text);
-    }
-  else
-    {
-      g_autofree char *member = g_strconcat (name, "_base64", NULL);
-      g_autofree char *encoded = g_base64_encode (data, len);
-
-      json_builder_set_member_name (builder, member);
-      json_builder_add_string_value (builder, encoded);
-    }
-}
-
 /* A path is bytes too; a non-UTF-8 one travels as base64 rather than
  * being mangled into something that names no file. */
 static void
@@ -76,7 +41,7 @@ add_path_member (JsonBuilder *builder,
                  const char  *path)
 {
   if (path != NULL)
-    add_bytes_member (builder, name, (const guint8 *) path, strlen (path));
+    cli_json_add_bytes (builder, name, (const guint8 *) path, strlen (path));
   else
     {
       json_builder_set_member_name (builder, name);
@@ -128,7 +93,7 @@ add_output (JsonBuilder       *builder,
     }
 
   data = g_bytes_get_data (bytes, &len);
-  add_bytes_member (builder, field->name, data, len);
+  cli_json_add_bytes (builder, field->name, data, len);
 }
 
 static void
@@ -255,7 +220,7 @@ add_omitted_errors (JsonBuilder       *builder,
       json_builder_begin_object (builder);
       json_builder_set_member_name (builder, "offset");
       json_builder_add_int_value (builder, (gint64) terret_output_line_get_offset (line));
-      add_bytes_member (builder, "text", data, len);
+      cli_json_add_bytes (builder, "text", data, len);
       json_builder_end_object (builder);
     }
   json_builder_end_array (builder);
@@ -310,6 +275,48 @@ add_pipestatus (JsonBuilder       *builder,
   for (guint i = 0; i < n; i++)
     json_builder_add_int_value (builder, statuses[i]);
   json_builder_end_array (builder);
+}
+
+static void
+add_waiting (JsonBuilder       *builder,
+             const ResultField *field,
+             TerretResult      *result)
+{
+  TerretInputState state = terret_result_get_input_state (result);
+
+  json_builder_set_member_name (builder, field->name);
+  if (state == TERRET_INPUT_STATE_UNKNOWN)
+    json_builder_add_null_value (builder);
+  else
+    json_builder_add_boolean_value (builder, state == TERRET_INPUT_STATE_WAITING);
+}
+
+static void
+add_input_prompt (JsonBuilder       *builder,
+                  const ResultField *field,
+                  TerretResult      *result)
+{
+  const char *prompt = terret_result_get_input_prompt (result);
+
+  json_builder_set_member_name (builder, field->name);
+  if (prompt != NULL && terret_result_get_input_state (result) == TERRET_INPUT_STATE_WAITING)
+    json_builder_add_string_value (builder, prompt);
+  else
+    json_builder_add_null_value (builder);
+}
+
+static void
+add_waiting_since (JsonBuilder       *builder,
+                   const ResultField *field,
+                   TerretResult      *result)
+{
+  double since = terret_result_get_input_since (result);
+
+  json_builder_set_member_name (builder, field->name);
+  if (since >= 0 && terret_result_get_input_state (result) == TERRET_INPUT_STATE_WAITING)
+    json_builder_add_double_value (builder, since);
+  else
+    json_builder_add_null_value (builder);
 }
 
 /* In the order responses carry them. */
@@ -367,6 +374,20 @@ static const ResultField result_fields[] = {
   { "pipestatus", "[\"array\", \"null\"]",
     "The exit status of each command of the last pipeline (bash's PIPESTATUS); null where the "
     "backend cannot know it", add_pipestatus },
+  /* A command left running that waits for input on its terminal. */
+  { "waiting_for_input", "[\"boolean\", \"null\"]",
+    "Whether the command, still running, waits for input on its terminal (answer it with input); "
+    "null where that cannot be known (no terminal, a far side whose processes cannot be read)",
+    add_waiting },
+  { "input_prompt", "[\"string\", \"null\"]",
+    "The last line the command printed before it waited for input, at most 256 bytes",
+    add_input_prompt },
+  { "input_secret", "\"boolean\"", "The input it waits for is not echoed (a password)",
+    add_flag, .flag = terret_result_get_input_secret },
+  { "input_pager", "\"boolean\"", "A pager holds the terminal: it waits for a key (q ends it)",
+    add_flag, .flag = terret_result_get_input_pager },
+  { "waiting_since", "[\"number\", \"null\"]",
+    "Seconds from the run's start to when the wait for input was first seen", add_waiting_since },
 };
 
 /* List fields ---------------------------------------------------------- */
@@ -408,7 +429,7 @@ cli_session_infos_members (GPtrArray *infos)
       json_builder_set_member_name (builder, "state");
       json_builder_add_string_value (builder, state_nick (terret_session_info_get_state (info)));
       if (command != NULL)
-        add_bytes_member (builder, "command", (const guint8 *)command, strlen (command));
+        cli_json_add_bytes (builder, "command", (const guint8 *)command, strlen (command));
       else
         {
           json_builder_set_member_name (builder, "command");

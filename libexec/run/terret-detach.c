@@ -58,7 +58,12 @@ _terret_detach_begin (TerretDetach *detach,
 
   detach->detached = TRUE;
   result = detach->funcs->take_stretch (detach->run);
-  if (clock == TERRET_CLOCK_IDLE)
+  if (clock == TERRET_CLOCK_INPUT)
+    notice = g_strdup_printf ("The command waits for input on its terminal, and goes on. Send it "
+                              "input, poll session “%s” for its further output and final status, "
+                              "or interrupt it; new runs in that session are refused until it "
+                              "ends.", session_key);
+  else if (clock == TERRET_CLOCK_IDLE)
     notice = g_strdup_printf ("No output for %ss: the command may be waiting for input, and goes "
                               "on. Poll session “%s” for its further output and final status, "
                               "%sor interrupt it; new runs in that session are refused until it "
@@ -72,7 +77,7 @@ _terret_detach_begin (TerretDetach *detach,
   terret_result_set_clock (result, clock);
   if (clock == TERRET_CLOCK_IDLE)
     terret_result_set_stalled (result, TRUE);
-  else
+  else if (clock != TERRET_CLOCK_INPUT)
     terret_result_set_timed_out (result, TRUE);
 
   return result;

@@ -9,7 +9,7 @@
 
 G_BEGIN_DECLS
 
-#define TERRET_TIMERS_MAX 6
+#define TERRET_TIMERS_MAX 7
 
 typedef void (*TerretTimerFunc) (gpointer owner,
                                  guint    which);

@@ -15,10 +15,10 @@
 
 /* The run hands its command back to its caller as @clock says; the
  * command goes on for polls. */
-static void
-run_detach (TerretShellRun *run,
-            TerretClock     clock,
-            double          seconds)
+void
+_terret_shell_run_detach (TerretShellRun *run,
+                          TerretClock     clock,
+                          double          seconds)
 {
   g_autoptr(GTask) task = g_steal_pointer (&run->task);
 
@@ -55,7 +55,10 @@ run_on_deadline (TerretShellRun *run)
 
   if (run->plan->timeout_action == TERRET_TIMEOUT_ACTION_DETACH)
     {
-      run_detach (run, run->plan->timeout_clock, run->plan->timeout);
+      /* Handed back already: a fresh shell under a detached run starts
+       * its clocks again, and there is no caller left to hand it to. */
+      if (run->task != NULL)
+        _terret_shell_run_detach (run, run->plan->timeout_clock, run->plan->timeout);
       return;
     }
 
@@ -108,7 +111,7 @@ run_on_idle (TerretShellRun *run)
   else if (run->task != NULL)
     {
       _terret_timers_disarm (run->host.timers, TERRET_SHELL_TIMER_DEADLINE);
-      run_detach (run, TERRET_CLOCK_IDLE, run->plan->idle_timeout);
+      _terret_shell_run_detach (run, TERRET_CLOCK_IDLE, run->plan->idle_timeout);
     }
 }
 
@@ -137,6 +140,9 @@ _terret_shell_run_on_timer (TerretShellRun *run,
       break;
     case TERRET_SHELL_TIMER_IDLE:
       run_on_idle (run);
+      break;
+    case TERRET_SHELL_TIMER_QUIET:
+      _terret_shell_run_on_quiet (run);
       break;
     case TERRET_SHELL_TIMER_POLL:
     default:

@@ -21,6 +21,7 @@ run_free (TerretShellRun *run)
   _terret_clear_source (&run->cancel_source);
   _terret_clear_source (&run->write_source);
   _terret_detach_clear (&run->detach);
+  g_clear_pointer (&run->input, _terret_input_watch_free);
   g_clear_object (&run->task);
   g_clear_object (&run->request);
   g_clear_pointer (&run->plan, _terret_run_plan_free);

@@ -163,6 +163,7 @@ run_build_result (TerretShellRun *run,
 {
   TerretResult *result = terret_result_new ();
 
+  _terret_shell_run_input_note (run, result, !final);
   terret_result_set_stdout (result, output);
   if (dropped > 0)
     {
@@ -254,7 +255,8 @@ _terret_shell_run_has_news (gpointer data)
 {
   TerretShellRun *run = data;
 
-  return _terret_stream_capture_get_seen (run->capture) > 0 || run->notices->len > 0;
+  return _terret_stream_capture_get_seen (run->capture) > 0 || run->notices->len > 0 ||
+         _terret_shell_run_input_news (run);
 }
 
 /* --- What a result says of the shell and its limits --------------------- */

@@ -14,6 +14,7 @@
 
 #include "terret-capture-private.h"
 #include "terret-detach-private.h"
+#include "terret-input-wait-private.h"
 #include "terret-shell-run-private.h"
 
 G_BEGIN_DECLS
@@ -60,6 +61,7 @@ struct _TerretShellRun
   TerretLimits limits_before;   /* what the shell's cgroup had refused before the command */
 
   TerretDetach detach;
+  TerretInputWatch *input;      /* (owned) (nullable) where the terminal can be looked at */
   guint interrupt_requested : 1;  /* before the command was written */
   guint interrupt_written : 1;
   guint escalated : 1;
@@ -78,6 +80,23 @@ void                 _terret_shell_run_start          (TerretShellRun *run,
 void                 _terret_shell_run_send_interrupt_now (TerretShellRun *run);
 void                 _terret_shell_run_fail_handshake (TerretShellRun *run,
                                                        const char     *why);
+
+/* terret-shell-run-clocks.c */
+void                 _terret_shell_run_detach         (TerretShellRun *run,
+                                                       TerretClock     clock,
+                                                       double          seconds);
+
+/* terret-shell-run-input.c */
+void                 _terret_shell_run_input_begin    (TerretShellRun *run);
+void                 _terret_shell_run_input_output   (TerretShellRun *run,
+                                                       const guint8   *data,
+                                                       gsize           len);
+void                 _terret_shell_run_input_sent     (TerretShellRun *run);
+void                 _terret_shell_run_on_quiet       (TerretShellRun *run);
+void                 _terret_shell_run_input_note     (TerretShellRun *run,
+                                                       TerretResult   *result,
+                                                       gboolean        running);
+gboolean             _terret_shell_run_input_news     (TerretShellRun *run);
 
 /* terret-shell-run-outcome.c */
 void                 _terret_shell_run_return         (TerretShellRun *run,

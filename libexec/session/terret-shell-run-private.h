@@ -72,6 +72,7 @@ enum
   TERRET_SHELL_TIMER_POLL,            /* a poll's wait */
   TERRET_SHELL_TIMER_HARD,            /* the request's deadline, detached or not */
   TERRET_SHELL_TIMER_IDLE,            /* the request's idle timeout */
+  TERRET_SHELL_TIMER_QUIET,           /* the output went quiet: does the command wait for input? */
 };
 
 TerretShellRun *_terret_shell_run_new         (const TerretShellRunHost *host,

@@ -199,6 +199,7 @@ run_read_once (TerretShellRun *run,
 
   if (run->plan->idle_timeout > 0 && run->kind == EXCHANGE_COMMAND)
     run->last_output = g_get_monotonic_time ();
+  _terret_shell_run_input_output (run, run->host.read_buffer, n);
   found = _terret_shell_run_feed (run, run->host.read_buffer, n);
   if (run->take_back)
     {
@@ -308,6 +309,7 @@ _terret_shell_run_queue_input (TerretShellRun *run,
     }
 
   g_byte_array_append (run->out, data, len);
+  _terret_shell_run_input_sent (run);
   /* A terminal that is gone ends the run, which says so; the input had
    * nowhere to go, like keys typed at a closed terminal. */
   run_flush (run);
@@ -520,6 +522,8 @@ _terret_shell_run_start (TerretShellRun *run,
           _terret_timers_arm_in (run->host.timers, TERRET_SHELL_TIMER_IDLE, run->plan->idle_timeout);
         }
     }
+  if (kind == EXCHANGE_COMMAND)
+    _terret_shell_run_input_begin (run);
 
   if (kind == EXCHANGE_COMMAND && run->interrupt_requested)
     {

@@ -63,6 +63,7 @@ typedef struct
   GStrv allow_unix_sockets;     /* (nullable) host sockets reachable with the network off */
   TerretEnvPolicy env_policy;
   GStrv env_exclude;            /* (nullable) NULL: the defaults under a sandbox */
+  TerretInputAction on_input;   /* a command that waits for input, without a detach */
 } TerretSettings;
 
 /* The kinds of value a shared setting holds, each a field type of

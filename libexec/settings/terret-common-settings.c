@@ -290,6 +290,19 @@ static const TerretSettingDef defs[] = {
     .doc = "See [method@Terret.Request.set_idle_timeout].",
     .since = { "0.2", "0.2" },
   },
+  /* A command that waits for input on its terminal (a one-shot command has none). */
+  {
+    .name = "on-input", .kind = TERRET_SETTING_ENUM, .engines = SESSION,
+    .offset = FIELD (on_input), .enum_type = terret_input_action_get_type,
+    .defaults = SAME (choice, TERRET_INPUT_ACTION_REPORT),
+    .blurb = { "What a run that does not detach does when its command waits for input on its "
+               "terminal: report (hand it back at once, running, with its prompt), eof (type ^D "
+               "for it), fail (stop it, the prompt in the notice) or wait (for input from "
+               "another call, until the timeout)" },
+    .doc = "A request that detaches is handed back as report says whatever this is; see "
+           "[Interactive commands](interactive.html).",
+    .since = { "0.3" },
+  },
 };
 
 /*

@@ -25,12 +25,15 @@
  *   stripped, capitals lowered), so a request and the caller's input
  *   arrive as written: `stty inlcr igncr` would otherwise end every line;
  * - ISIG kept, and ^C the interrupt character, so ^C still interrupts the
- *   foreground group. */
+ *   foreground group;
+ * - ECHONL set, which without ICANON does nothing: a mark that a program
+ *   turning echo off for a secret (`read -s`, a password prompt) clears
+ *   with ECHO, so a wait for input can tell it waits for a secret. */
 static inline void
 terret_terminal_protocol_modes (struct termios *modes)
 {
-  modes->c_lflag &= ~(ECHO | ECHOE | ECHOK | ECHONL | ICANON | IEXTEN);
-  modes->c_lflag |= ISIG;
+  modes->c_lflag &= ~(ECHO | ECHOE | ECHOK | ICANON | IEXTEN);
+  modes->c_lflag |= ISIG | ECHONL;
   modes->c_oflag &= ~OPOST;
   modes->c_iflag &= ~(IXON | IXOFF | IXANY | INLCR | IGNCR | ICRNL | ISTRIP | IUCLC);
   modes->c_cc[VMIN] = 1;

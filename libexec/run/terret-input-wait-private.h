@@ -1,0 +1,65 @@
+/* terret-input-wait-private.h: whether a command waits for input on its terminal
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+#include "terret-types.h"
+
+G_BEGIN_DECLS
+
+/* The longest prompt a result carries, in bytes. */
+#define TERRET_INPUT_PROMPT_MAX 256
+
+/* What a run knows of a wait for input: copied into each result. */
+typedef struct
+{
+  TerretInputState state;
+  char *prompt;                 /* (owned) (nullable) */
+  double since;                 /* seconds into the run; < 0 when not waiting */
+  guint secret : 1;
+  guint pager : 1;
+} TerretInputWait;
+
+void _terret_input_wait_clear (TerretInputWait       *wait);
+void _terret_input_wait_copy  (TerretInputWait       *dest,
+                               const TerretInputWait *src);
+
+/* What one look at a terminal's foreground group found. */
+typedef enum
+{
+  TERRET_INPUT_PROBE_UNKNOWN,   /* the state could not be read */
+  TERRET_INPUT_PROBE_BUSY,      /* a process runs: look again once it settles */
+  TERRET_INPUT_PROBE_ELSEWHERE, /* everything sleeps, nothing on the terminal */
+  TERRET_INPUT_PROBE_WAITING,   /* something sleeps reading the terminal, nothing runs */
+} TerretInputProbe;
+
+TerretInputProbe _terret_input_probe (int       terminal,
+                                      gboolean *secret,
+                                      gboolean *pager);
+
+/* A run's watch for waits: the last line it printed, when it last
+ * looked, and what it found. */
+typedef struct _TerretInputWatch TerretInputWatch;
+
+TerretInputWatch      *_terret_input_watch_new     (void);
+void                   _terret_input_watch_free    (TerretInputWatch *watch);
+void                   _terret_input_watch_output  (TerretInputWatch *watch,
+                                                    const guint8     *data,
+                                                    gsize             len);
+void                   _terret_input_watch_input   (TerretInputWatch *watch);
+gboolean               _terret_input_watch_look    (TerretInputWatch *watch,
+                                                    int               terminal,
+                                                    gint64            run_start);
+double                 _terret_input_watch_settle  (TerretInputWatch *watch);
+gboolean               _terret_input_watch_is_news (TerretInputWatch *watch);
+void                   _terret_input_watch_told    (TerretInputWatch *watch);
+guint                  _terret_input_watch_count_answer (TerretInputWatch *watch);
+const TerretInputWait *_terret_input_watch_get     (TerretInputWatch *watch);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TerretInputWatch, _terret_input_watch_free)
+
+G_END_DECLS

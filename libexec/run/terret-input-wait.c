@@ -1,0 +1,558 @@
+/* terret-input-wait.c: whether a command waits for input on its terminal
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * A command waits for input when a process of its terminal's foreground
+ * group sleeps in read(2) on the terminal and no process of the group
+ * runs: the kernel says so in /proc (each process's state, and the system
+ * call it sleeps in with its arguments), and the terminal says which
+ * group is in the foreground (tcgetpgrp on the master) and whether it
+ * echoes. Nothing is guessed from silence: where that state cannot be
+ * read, the answer is unknown.
+ *
+ * This reads kernel state only when asked, on an event (the output went
+ * quiet, a poll, a list); the engines decide when.
+ */
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "terret-input-wait-private.h"
+
+/* What a run keeps of its last line: enough for a prompt and the
+ * terminal control sequences around it. */
+#define LINE_KEEP (4 * TERRET_INPUT_PROMPT_MAX)
+
+/* A look that finds a process running looks again this much later, then
+ * twice as late each time, this many times: a program that is still
+ * starting (python reading its modules) settles into its read within
+ * that, and a busy one costs a few looks, never a polling loop. */
+#define SETTLE_FIRST_SECONDS 0.05
+#define SETTLE_LOOKS 6
+
+/* Programs that hold the terminal to page: they wait for a key, and may
+ * wait in poll(2) rather than read(2). Matched on the process's name
+ * (its comm); `pager` is Debian's alternative, git's pager is one of
+ * these. */
+static const char * const pagers[] = {
+  "less", "more", "most", "pg", "pager", "lv", "w3m", NULL
+};
+
+struct _TerretInputWatch
+{
+  TerretInputWait wait;
+  GByteArray *line;             /* (owned) what was printed since the last newline */
+  guint busy_looks;             /* looks in a row that found a process running */
+  guint answers;                /* waits the run answered itself (on-input eof) */
+  guint news : 1;               /* a wait began that no result told yet */
+};
+
+void
+_terret_input_wait_clear (TerretInputWait *wait)
+{
+  g_clear_pointer (&wait->prompt, g_free);
+  wait->state = TERRET_INPUT_STATE_UNKNOWN;
+  wait->since = -1;
+  wait->secret = FALSE;
+  wait->pager = FALSE;
+}
+
+void
+_terret_input_wait_copy (TerretInputWait       *dest,
+                         const TerretInputWait *src)
+{
+  if (dest == src)
+    return;
+  g_free (dest->prompt);
+  *dest = *src;
+  dest->prompt = g_strdup (src->prompt);
+}
+
+/* --- The kernel's view ---------------------------------------------------- */
+
+static gboolean
+is_pager (const char *comm)
+{
+  return g_strv_contains (pagers, comm);
+}
+
+static gboolean
+read_small_file (const char *path,
+                 char       *buffer,
+                 gsize       size)
+{
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  gssize n;
+
+  if (fd < 0)
+    return FALSE;
+  n = read (fd, buffer, size - 1);
+  close (fd);
+  if (n < 0)
+    return FALSE;
+  buffer[n] = '\0';
+  return TRUE;
+}
+
+/* Whether @pid's descriptor @fd is the terminal @tty, or /dev/tty (the
+ * controlling terminal: for a process of the terminal's foreground
+ * group, the terminal). Compared by inode, so a terminal seen through
+ * another mount namespace's devpts is still recognised. */
+static gboolean
+fd_is_terminal (const char        *pid,
+                guint64            fd,
+                const struct stat *tty)
+{
+  char path[64];
+  struct stat st;
+
+  g_snprintf (path, sizeof path, "/proc/%s/fd/%" G_GUINT64_FORMAT, pid, fd);
+  if (stat (path, &st) < 0 || !S_ISCHR (st.st_mode))
+    return FALSE;
+  return (st.st_dev == tty->st_dev && st.st_ino == tty->st_ino) ||
+         st.st_rdev == makedev (5, 0);
+}
+
+static gboolean
+is_read_call (long nr)
+{
+  return nr == SYS_read || nr == SYS_readv || nr == SYS_pread64 || nr == SYS_preadv;
+}
+
+/* A pager may sleep in poll or select with the terminal among its
+ * descriptors; which ones, /proc does not say, hence pagers only. */
+static gboolean
+is_poll_call (long nr)
+{
+  return
+#ifdef SYS_poll
+    nr == SYS_poll ||
+#endif
+#ifdef SYS_select
+    nr == SYS_select ||
+#endif
+    nr == SYS_ppoll || nr == SYS_pselect6;
+}
+
+typedef struct
+{
+  guint readers;
+  guint running;
+  guint unreadable;
+  guint members;
+  gboolean pager;
+} GroupLook;
+
+/* One process of the group: what it does. */
+static void
+look_at_process (const char        *pid,
+                 const char        *comm,
+                 char               state,
+                 const struct stat *tty,
+                 GroupLook         *look)
+{
+  char path[64];
+  char text[512];
+  char *end;
+  long nr;
+  guint64 fd;
+
+  look->members++;
+  switch (state)
+    {
+    case 'Z':
+    case 'X':
+      look->members--;
+      return;
+    case 'S':
+      break;
+    case 'T':
+    case 't':
+      /* Stopped: it waits for a signal, not for input. */
+      return;
+    default:
+      look->running++;
+      return;
+    }
+
+  g_snprintf (path, sizeof path, "/proc/%s/syscall", pid);
+  if (!read_small_file (path, text, sizeof text))
+    {
+      look->unreadable++;
+      return;
+    }
+  if (g_str_has_prefix (text, "running"))
+    {
+      look->running++;
+      return;
+    }
+  errno = 0;
+  nr = strtol (text, &end, 10);
+  if (errno != 0 || end == text)
+    return;
+  if (is_read_call (nr))
+    {
+      fd = g_ascii_strtoull (end, NULL, 16);
+      if (fd_is_terminal (pid, fd, tty))
+        {
+          look->readers++;
+          look->pager |= is_pager (comm);
+        }
+    }
+  else if (is_poll_call (nr) && is_pager (comm))
+    {
+      look->readers++;
+      look->pager = TRUE;
+    }
+}
+
+/* The terminal's own side, opened for one look: a descriptor kept open
+ * would hide the terminal's end from the session. */
+static int
+open_terminal (const char *slave)
+{
+  return open (slave, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+}
+
+/*
+ * _terret_input_probe:
+ * @terminal: the master of a terminal of this host
+ *
+ * Looks once at the terminal's foreground group. WAITING: a process of
+ * it sleeps reading the terminal and none runs; BUSY: a process runs,
+ * or output is still unread; ELSEWHERE: the group sleeps, but not on the
+ * terminal (sleep, a pipe, a socket, a lock, a child); UNKNOWN: the
+ * kernel's state could not be read. @secret: the terminal's echo is off
+ * (the protocol's modes keep ECHONL as a mark that a program clearing
+ * echo clears too); @pager: a pager reads the terminal.
+ */
+TerretInputProbe
+_terret_input_probe (int       terminal,
+                     gboolean *secret,
+                     gboolean *pager)
+{
+  struct pollfd output = { terminal, POLLIN, 0 };
+  struct pollfd input = { -1, POLLIN, 0 };
+  GroupLook look = { 0 };
+  g_autoptr(GDir) proc = NULL;
+  struct termios modes;
+  struct stat tty;
+  const char *name;
+  char slave[128];
+  pid_t group;
+
+  *secret = FALSE;
+  *pager = FALSE;
+
+  group = tcgetpgrp (terminal);
+  if (group <= 0 || ptsname_r (terminal, slave, sizeof slave) != 0 ||
+      tcgetattr (terminal, &modes) < 0 || (input.fd = open_terminal (slave)) < 0)
+    return TERRET_INPUT_PROBE_UNKNOWN;
+  if (fstat (input.fd, &tty) < 0)
+    {
+      close (input.fd);
+      return TERRET_INPUT_PROBE_UNKNOWN;
+    }
+
+  proc = g_dir_open ("/proc", 0, NULL);
+  if (proc == NULL)
+    {
+      close (input.fd);
+      return TERRET_INPUT_PROBE_UNKNOWN;
+    }
+
+  while ((name = g_dir_read_name (proc)) != NULL)
+    {
+      char path[64];
+      char stat_text[1024];
+      char *open_paren, *close_paren;
+      char state;
+      long pgrp;
+
+      if (!g_ascii_isdigit (name[0]))
+        continue;
+      g_snprintf (path, sizeof path, "/proc/%s/stat", name);
+      if (!read_small_file (path, stat_text, sizeof stat_text))
+        continue;
+      /* "pid (comm) state ppid pgrp ...": comm may hold anything, so the
+       * fields are counted from its last parenthesis. */
+      open_paren = strchr (stat_text, '(');
+      close_paren = strrchr (stat_text, ')');
+      if (open_paren == NULL || close_paren == NULL || close_paren < open_paren)
+        continue;
+      if (sscanf (close_paren + 1, " %c %*d %ld", &state, &pgrp) != 2 || pgrp != group)
+        continue;
+      *close_paren = '\0';
+      look_at_process (name, open_paren + 1, state, &tty, &look);
+    }
+
+  /* Only now, after the processes were seen asleep: output they wrote
+   * before is waiting to be read, input written before is waiting to
+   * reach them. Either way the command is not quiet. Bytes pass through
+   * the kernel's flip buffers between the two sides, later; a poll pushes
+   * them through first (n_tty_poll), so nothing in flight is missed. */
+  if (poll (&output, 1, 0) != 0 || poll (&input, 1, 0) != 0)
+    look.running++;
+  close (input.fd);
+
+  if (look.members == 0)
+    return TERRET_INPUT_PROBE_BUSY;
+  if (look.running > 0)
+    return TERRET_INPUT_PROBE_BUSY;
+  if (look.unreadable > 0)
+    return TERRET_INPUT_PROBE_UNKNOWN;
+  if (look.readers == 0)
+    return TERRET_INPUT_PROBE_ELSEWHERE;
+
+  *pager = look.pager;
+  *secret = !look.pager && (modes.c_lflag & (ECHO | ECHONL)) == 0;
+  return TERRET_INPUT_PROBE_WAITING;
+}
+
+/* --- The prompt ------------------------------------------------------------ */
+
+/* The last line printed, as a description: without terminal control
+ * sequences and control characters, what follows the last carriage
+ * return that left something, valid UTF-8, at most
+ * TERRET_INPUT_PROMPT_MAX bytes of its end. NULL when nothing is left. */
+static char *
+make_prompt (const guint8 *data,
+             gsize         len)
+{
+  g_autoptr(GString) text = g_string_sized_new (len);
+  g_autofree char *valid = NULL;
+  gsize start = 0;
+  gsize n;
+
+  for (gsize i = 0; i < len; i++)
+    {
+      guint8 c = data[i];
+
+      if (c == 0x1b && i + 1 < len)
+        {
+          guint8 kind = data[++i];
+
+          if (kind == '[')
+            {
+              /* CSI: parameters, then a final byte. */
+              while (i + 1 < len && !(data[i + 1] >= 0x40 && data[i + 1] <= 0x7e))
+                i++;
+              i++;
+            }
+          else if (kind == ']' || kind == 'P' || kind == '_' || kind == '^')
+            {
+              /* OSC and friends: up to BEL or ST. */
+              while (i + 1 < len && data[i + 1] != 0x07 &&
+                     !(data[i + 1] == 0x1b && i + 2 < len && data[i + 2] == '\\'))
+                i++;
+              i += (i + 1 < len && data[i + 1] == 0x1b) ? 2 : 1;
+            }
+          continue;
+        }
+      if (c == '\r')
+        {
+          /* A line redrawn: what follows counts, unless nothing does. */
+          gboolean more = FALSE;
+
+          for (gsize j = i + 1; j < len && !more; j++)
+            more = !g_ascii_isspace (data[j]);
+          if (more)
+            g_string_truncate (text, 0);
+          continue;
+        }
+      if (c == '\b')
+        {
+          if (text->len > 0)
+            g_string_truncate (text, text->len - 1);
+          continue;
+        }
+      if (c < 0x20 && c != '\t')
+        continue;
+      if (c == 0x7f)
+        continue;
+      g_string_append_c (text, (char)c);
+    }
+
+  valid = g_utf8_make_valid (text->str, text->len);
+  g_strstrip (valid);
+  n = strlen (valid);
+  if (n == 0)
+    return NULL;
+  if (n > TERRET_INPUT_PROMPT_MAX)
+    {
+      start = n - TERRET_INPUT_PROMPT_MAX;
+      while (start < n && ((guchar)valid[start] & 0xc0) == 0x80)
+        start++;
+    }
+  return g_strdup (valid + start);
+}
+
+/* --- A run's watch -------------------------------------------------------- */
+
+TerretInputWatch *
+_terret_input_watch_new (void)
+{
+  TerretInputWatch *watch = g_new0 (TerretInputWatch, 1);
+
+  watch->wait.state = TERRET_INPUT_STATE_NOT_WAITING;
+  watch->wait.since = -1;
+  watch->line = g_byte_array_new ();
+  return watch;
+}
+
+void
+_terret_input_watch_free (TerretInputWatch *watch)
+{
+  _terret_input_wait_clear (&watch->wait);
+  g_byte_array_unref (watch->line);
+  g_free (watch);
+}
+
+static void
+watch_not_waiting (TerretInputWatch *watch)
+{
+  if (watch->wait.state != TERRET_INPUT_STATE_UNKNOWN)
+    watch->wait.state = TERRET_INPUT_STATE_NOT_WAITING;
+  watch->wait.since = -1;
+  watch->wait.secret = FALSE;
+  watch->wait.pager = FALSE;
+  g_clear_pointer (&watch->wait.prompt, g_free);
+}
+
+/* The command printed @data: it ran, so whatever it waited for is over,
+ * and its last line may be a prompt. */
+void
+_terret_input_watch_output (TerretInputWatch *watch,
+                            const guint8     *data,
+                            gsize             len)
+{
+  const guint8 *newline = memrchr (data, '\n', len);
+
+  if (newline != NULL)
+    {
+      g_byte_array_set_size (watch->line, 0);
+      len -= (gsize)(newline + 1 - data);
+      data = newline + 1;
+    }
+  if (len >= LINE_KEEP)
+    {
+      g_byte_array_set_size (watch->line, 0);
+      g_byte_array_append (watch->line, data + len - LINE_KEEP, LINE_KEEP);
+    }
+  else
+    {
+      if (watch->line->len + len > LINE_KEEP)
+        g_byte_array_remove_range (watch->line, 0, watch->line->len + len - LINE_KEEP);
+      g_byte_array_append (watch->line, data, len);
+    }
+  watch_not_waiting (watch);
+  watch->busy_looks = 0;
+}
+
+/* Input was sent: the command wakes to read it. */
+void
+_terret_input_watch_input (TerretInputWatch *watch)
+{
+  watch_not_waiting (watch);
+  watch->busy_looks = 0;
+}
+
+/*
+ * _terret_input_watch_look:
+ * @run_start: when the run started, wall clock microseconds
+ *
+ * Looks at @terminal now. Returns TRUE when this look found a wait that
+ * the one before did not: the run hands it on.
+ */
+gboolean
+_terret_input_watch_look (TerretInputWatch *watch,
+                          int               terminal,
+                          gint64            run_start)
+{
+  gboolean secret, pager;
+  gboolean was_waiting = watch->wait.state == TERRET_INPUT_STATE_WAITING;
+
+  switch (_terret_input_probe (terminal, &secret, &pager))
+    {
+    case TERRET_INPUT_PROBE_WAITING:
+      watch->busy_looks = 0;
+      watch->wait.secret = secret;
+      watch->wait.pager = pager;
+      if (was_waiting)
+        return FALSE;
+      watch->wait.state = TERRET_INPUT_STATE_WAITING;
+      watch->wait.since = MAX (0, g_get_real_time () - run_start) / (double)G_USEC_PER_SEC;
+      g_free (watch->wait.prompt);
+      watch->wait.prompt = make_prompt (watch->line->data, watch->line->len);
+      watch->news = TRUE;
+      return TRUE;
+
+    case TERRET_INPUT_PROBE_BUSY:
+      watch->busy_looks++;
+      watch->wait.state = TERRET_INPUT_STATE_NOT_WAITING;
+      watch_not_waiting (watch);
+      return FALSE;
+
+    case TERRET_INPUT_PROBE_ELSEWHERE:
+      watch->busy_looks = 0;
+      watch->wait.state = TERRET_INPUT_STATE_NOT_WAITING;
+      watch_not_waiting (watch);
+      return FALSE;
+
+    case TERRET_INPUT_PROBE_UNKNOWN:
+    default:
+      watch->busy_looks = 0;
+      watch_not_waiting (watch);
+      watch->wait.state = TERRET_INPUT_STATE_UNKNOWN;
+      return FALSE;
+    }
+}
+
+/* When to look again without a new event: only while the last looks
+ * found a process running, a bounded few times; < 0: not before the
+ * next event. */
+double
+_terret_input_watch_settle (TerretInputWatch *watch)
+{
+  if (watch->busy_looks == 0 || watch->busy_looks > SETTLE_LOOKS)
+    return -1;
+  return SETTLE_FIRST_SECONDS * (1u << (watch->busy_looks - 1));
+}
+
+/* Whether a wait began that no result has told yet. */
+gboolean
+_terret_input_watch_is_news (TerretInputWatch *watch)
+{
+  return watch->news;
+}
+
+/* A result told the wait. */
+void
+_terret_input_watch_told (TerretInputWatch *watch)
+{
+  watch->news = FALSE;
+}
+
+const TerretInputWait *
+_terret_input_watch_get (TerretInputWatch *watch)
+{
+  return &watch->wait;
+}
+
+/* The run answers a wait itself: how many times now. */
+guint
+_terret_input_watch_count_answer (TerretInputWatch *watch)
+{
+  return ++watch->answers;
+}

@@ -1,0 +1,230 @@
+/* terret-shell-run-input.c: a run of a session whose command waits for input
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * When the command's output goes quiet, the run looks at its terminal
+ * (terret-input-wait.c) and, when the command waits for input there,
+ * hands it back as the request and the `on-input` setting say, tells
+ * the request's `waiting-for-input` handlers, and answers a poll that
+ * waits. "Quiet" is the session's QUIET timer: one deadline among the
+ * run's timers, pushed back by every chunk of output and by input, so it
+ * fires once the output has stopped for QUIET_SECONDS — a debounce of an
+ * event, not a polling loop. A look that finds a process still running
+ * looks again a bounded few times (_terret_input_watch_settle), and
+ * after that only a new event looks again.
+ *
+ * Only a terminal of this host whose session is the shell's (the pty
+ * backend) can be looked at; for any other channel the run says
+ * unknown.
+ */
+
+#include "config.h"
+
+#include <termios.h>
+
+#include "terret-process-private.h"
+#include "terret-request-private.h"
+#include "terret-result-private.h"
+#include "terret-shell-run-parts-private.h"
+
+/* How long the output stays quiet before the terminal is looked at: a
+ * program prompts and reads at once, and a look costs a walk of /proc. */
+#define QUIET_SECONDS 0.05
+
+/* With on-input eof, a command that waits again after this many is
+ * handed back instead: it does not take an end of file for an answer. */
+#define EOF_MAX 3
+
+/* Whether the run's terminal can be looked at from here: a terminal of
+ * this host (the channel sets its modes itself) that is the shell's own,
+ * not a client's on the way to a far side. */
+static gboolean
+run_can_look (TerretShellRun *run)
+{
+  TerretShellChannel *channel = run->host.channel;
+  TerretProcess *process = terret_shell_channel_get_process (channel);
+
+  return TERRET_SHELL_CHANNEL_GET_CLASS (channel)->prepare_run != NULL &&
+         process != NULL && !_terret_process_is_far (process);
+}
+
+static void
+run_arm_quiet (TerretShellRun *run,
+               double          seconds)
+{
+  _terret_timers_arm_in (run->host.timers, TERRET_SHELL_TIMER_QUIET, seconds);
+}
+
+/* The command's exchange started: from here its terminal is watched. */
+void
+_terret_shell_run_input_begin (TerretShellRun *run)
+{
+  if (run->input == NULL && run_can_look (run))
+    run->input = _terret_input_watch_new ();
+  if (run->input != NULL)
+    run_arm_quiet (run, QUIET_SECONDS);
+}
+
+/* The command printed @data. */
+void
+_terret_shell_run_input_output (TerretShellRun *run,
+                                const guint8   *data,
+                                gsize           len)
+{
+  if (run->input == NULL || run->kind != EXCHANGE_COMMAND)
+    return;
+  _terret_input_watch_output (run->input, data, len);
+  run_arm_quiet (run, QUIET_SECONDS);
+}
+
+/* Input went to the command. */
+void
+_terret_shell_run_input_sent (TerretShellRun *run)
+{
+  if (run->input == NULL || run->kind != EXCHANGE_COMMAND)
+    return;
+  _terret_input_watch_input (run->input);
+  run_arm_quiet (run, QUIET_SECONDS);
+}
+
+/* ^D at the start of a line: with the protocol's non-canonical modes it
+ * would be one more byte, so the terminal is made canonical for it (the
+ * next exchange restores the modes). A pager gets `q`. */
+static void
+run_type_eof (TerretShellRun *run,
+              gboolean        pager)
+{
+  int fd = terret_shell_channel_get_write_fd (run->host.channel);
+  struct termios modes;
+  guint8 eof = 0x04;
+
+  if (pager)
+    eof = 'q';
+  else if (tcgetattr (fd, &modes) == 0)
+    {
+      if (modes.c_cc[VEOF] != 0)
+        eof = modes.c_cc[VEOF];
+      modes.c_lflag |= ICANON;
+      tcsetattr (fd, TCSANOW, &modes);
+    }
+  _terret_shell_run_queue_input (run, &eof, 1);
+}
+
+/* on-input fail: as a timeout that kills, the shell goes with it. */
+static void
+run_fail_on_input (TerretShellRun *run,
+                   const char     *prompt)
+{
+  g_autofree char *notice = NULL;
+  TerretResult *result;
+
+  _terret_shell_run_send_interrupt_now (run);
+  _terret_shell_run_kill_shell (run);
+
+  result = _terret_shell_run_partial_result (run);
+  if (prompt != NULL)
+    notice = g_strdup_printf ("The command waited for input (its prompt: “%s”) and on-input is "
+                              "fail: it was interrupted and its shell session killed, so the next "
+                              "run starts a fresh session.", prompt);
+  else
+    notice = g_strdup ("The command waited for input and on-input is fail: it was interrupted "
+                       "and its shell session killed, so the next run starts a fresh session.");
+  terret_result_add_notice (result, notice);
+  terret_result_set_clock (result, TERRET_CLOCK_INPUT);
+  _terret_shell_run_return (run, result, NULL);
+}
+
+/* The QUIET timer: the output has been quiet for a while. */
+void
+_terret_shell_run_on_quiet (TerretShellRun *run)
+{
+  g_autoptr(TerretRequest) request = NULL;
+  g_autofree char *prompt = NULL;
+  const TerretInputWait *wait;
+  gboolean secret, pager;
+  double settle;
+
+  if (run->input == NULL || run->kind != EXCHANGE_COMMAND)
+    return;
+
+  /* The request or the caller's input is still on its way: the
+   * command has more to read. */
+  if (run->out_pos < run->out->len)
+    {
+      run_arm_quiet (run, QUIET_SECONDS);
+      return;
+    }
+
+  if (!_terret_input_watch_look (run->input, terret_shell_channel_get_read_fd (run->host.channel),
+                                 run->started))
+    {
+      settle = _terret_input_watch_settle (run->input);
+      if (settle > 0)
+        run_arm_quiet (run, settle);
+      return;
+    }
+
+  /* From here the run may be handed over and even freed (a caller's
+   * callback may close the session): what is told after is copied. */
+  wait = _terret_input_watch_get (run->input);
+  request = g_object_ref (run->request);
+  prompt = g_strdup (wait->prompt);
+  secret = wait->secret;
+  pager = wait->pager;
+
+  if (run->task == NULL)
+    /* Handed back already: a poll that waits answers now. */
+    _terret_detach_news (&run->detach);
+  else if (run->plan->timeout_action == TERRET_TIMEOUT_ACTION_DETACH || run->plan->may_detach ||
+           run->plan->settings->on_input == TERRET_INPUT_ACTION_REPORT ||
+           (run->plan->settings->on_input == TERRET_INPUT_ACTION_EOF &&
+            _terret_input_watch_count_answer (run->input) > EOF_MAX))
+    {
+      /* Handed back once; the caller polls it from here, as after an
+       * idle return. */
+      _terret_timers_disarm (run->host.timers, TERRET_SHELL_TIMER_DEADLINE);
+      _terret_shell_run_detach (run, TERRET_CLOCK_INPUT, 0);
+    }
+  else if (run->plan->settings->on_input == TERRET_INPUT_ACTION_EOF)
+    run_type_eof (run, pager);
+  else if (run->plan->settings->on_input == TERRET_INPUT_ACTION_WAIT)
+    ;
+  else
+    {
+      run_fail_on_input (run, prompt);
+      return;
+    }
+
+  _terret_request_emit_waiting_for_input (request, prompt, secret, pager);
+}
+
+/* What @result says of a wait for input: for a command that goes on, as
+ * the terminal is now (a poll is an event too); for one that ended, that
+ * it does not wait. */
+void
+_terret_shell_run_input_note (TerretShellRun *run,
+                              TerretResult   *result,
+                              gboolean        running)
+{
+  TerretInputWait ended = { TERRET_INPUT_STATE_NOT_WAITING, NULL, -1, FALSE, FALSE };
+
+  if (run->input == NULL)
+    return;
+  if (!running)
+    {
+      _terret_result_set_input_wait (result, &ended);
+      return;
+    }
+  if (run->kind == EXCHANGE_COMMAND && run->out_pos >= run->out->len)
+    _terret_input_watch_look (run->input, terret_shell_channel_get_read_fd (run->host.channel),
+                              run->started);
+  _terret_result_set_input_wait (result, _terret_input_watch_get (run->input));
+  _terret_input_watch_told (run->input);
+}
+
+/* Whether a wait began that no result told yet. */
+gboolean
+_terret_shell_run_input_news (TerretShellRun *run)
+{
+  return run->input != NULL && _terret_input_watch_is_news (run->input);
+}
