@@ -191,6 +191,12 @@ handle_request (int      sock,
       close (sock);
       close (sigfd);
       close (fds[TERRET_WIRE_FD_PAYLOAD]);
+      /* A process group of its own: the Flatpak session helper signals
+       * the launcher's group when the app's bus connection goes, and a
+       * unit ends what it contains on its own socket's end, never by a
+       * signal that would leave that behind. */
+      if (far_requests)
+        setpgid (0, 0);
       launcher_unit_main (&plan, fds[TERRET_WIRE_FD_UNIT], fds + TERRET_WIRE_FD_CHILD,
                           n_fds - TERRET_WIRE_FD_CHILD);
     }
