@@ -111,7 +111,8 @@ CONF
   fi
 }
 
-# The app: COMMAND in the sandbox, with an environment of its own.
+# The app: COMMAND in the sandbox, with an environment of its own (and
+# the tests' sources, where a sanitizer's suppressions are).
 fh_sandbox () {
   local -a pass=()
   local v
@@ -127,6 +128,7 @@ fh_sandbox () {
     --bind "$FH_WORK" "$FH_WORK" \
     --bind "$FH_APP" "$FH_PREFIX" \
     --ro-bind "${FH_INFO:-$FH_WORK/flatpak-info}" /.flatpak-info \
+    --ro-bind-try "${G_TEST_SRCDIR:-/nonexistent}" "${G_TEST_SRCDIR:-/nonexistent}" \
     --setenv PATH "$FH_PREFIX/bin:/usr/bin:/bin" \
     --setenv HOME "$HOME" \
     --setenv TMPDIR "$FH_WORK/tmp" \
