@@ -149,7 +149,7 @@ terret_far_side_new (const char         *name,
  *   side is finalized
  *
  * Creates a far side whose launcher the backend starts itself with one
- * end of a socket pair (see #TerretFarSideStartFunc), where descriptors
+ * end of a socket pair (see [callback@Terret.FarSideStartFunc]), where descriptors
  * reach it: a launcher on the host of a Flatpak app, started through the
  * session helper's `HostCommand`. What runs there is contained, limited,
  * stopped and detached as on this host; programs named without a slash

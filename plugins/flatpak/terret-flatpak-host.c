@@ -305,5 +305,6 @@ terret_flatpak_host_describe (TerretFlatpakHost *self)
                           "and when the app goes (its socket closes, and the helper watches "
                           "the app's bus connection); host process ids, which name nothing "
                           "in the app", PORTAL_NAME,
-                          launcher != NULL ? launcher : "(not found yet)");
+                          launcher != NULL ? launcher
+                          : "(the app's terret-launcher-static, from its files on the host)");
 }
