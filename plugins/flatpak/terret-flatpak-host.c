@@ -179,10 +179,11 @@ terret_flatpak_host_check (TerretFlatpakHost  *self,
                    "the session bus cannot be reached: %s", local_error->message);
       return FALSE;
     }
+  /* Activated if need be: a desktop starts the helper on demand. */
   reply = g_dbus_connection_call_sync (bus, PORTAL_NAME, PORTAL_PATH,
                                        "org.freedesktop.DBus.Properties", "Get",
                                        g_variant_new ("(ss)", PORTAL_IFACE, "version"),
-                                       G_VARIANT_TYPE ("(v)"), G_DBUS_CALL_FLAGS_NO_AUTO_START,
+                                       G_VARIANT_TYPE ("(v)"), G_DBUS_CALL_FLAGS_NONE,
                                        -1, cancellable, &local_error);
   if (reply == NULL)
     {
@@ -267,7 +268,7 @@ start_launcher (TerretFarSide       *far_side,
     bus, PORTAL_NAME, PORTAL_PATH, PORTAL_IFACE, "HostCommand",
     g_variant_new ("(^ayaaya{uh}a{ss}u)", g_get_home_dir (), &args, &map, NULL,
                    HOST_COMMAND_FLAGS_WATCH_BUS),
-    G_VARIANT_TYPE ("(u)"), G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, fds, NULL, NULL,
+    G_VARIANT_TYPE ("(u)"), G_DBUS_CALL_FLAGS_NONE, -1, fds, NULL, NULL,
     &local_error);
   if (reply == NULL)
     {
