@@ -7,6 +7,7 @@
 
 #include <gio/gio.h>
 
+#include "terret-error.h"
 #include "terret-far-side-private.h"
 #include "terret-launcher-id.h"
 #include "terret-launcher-program-private.h"
@@ -46,6 +47,15 @@
  * [func@Terret.FarSide.get_launcher_id] makes a copy made once serve
  * every later connection.
  *
+ * Where descriptors can be handed to the far side with the launcher's
+ * socket (the host of a Flatpak app, through the session helper), a far
+ * side made with [ctor@Terret.FarSide.new_for_socket] is reached without
+ * a command's standard input and output in between: the backend starts
+ * the launcher there itself, given one end of the socket, and from then
+ * on the processes' descriptors are handed over as to a launcher on this
+ * host (a terminal given is then a terminal, made here), while their
+ * programs, environment and process ids are the far side's, as above.
+ *
  * A far side that cannot be reached (its command fails, a container
  * stopped, an image unknown) fails the run with
  * %TERRET_EXEC_ERROR_UNAVAILABLE saying so in the words of the command
@@ -63,6 +73,10 @@ struct _TerretFarSide
   GStrv install;                /* (owned) (nullable) */
   GStrv probe;                  /* (owned) (nullable) */
   double timeout;
+  /* Reached with a socket handed over: how its launcher starts. */
+  TerretFarSideStartFunc start;
+  gpointer start_data;
+  GDestroyNotify start_destroy;
 };
 
 G_DEFINE_FINAL_TYPE (TerretFarSide, terret_far_side, G_TYPE_OBJECT)
@@ -78,6 +92,8 @@ terret_far_side_finalize (GObject *object)
   g_clear_pointer (&self->argv, g_strfreev);
   g_clear_pointer (&self->install, g_strfreev);
   g_clear_pointer (&self->probe, g_strfreev);
+  if (self->start_destroy != NULL)
+    g_clear_pointer (&self->start_data, self->start_destroy);
 
   G_OBJECT_CLASS (terret_far_side_parent_class)->finalize (object);
 }
@@ -121,6 +137,49 @@ terret_far_side_new (const char         *name,
   self = g_object_new (TERRET_TYPE_FAR_SIDE, NULL);
   self->name = g_strdup (name);
   self->argv = g_strdupv ((char **)argv);
+  return self;
+}
+
+/**
+ * terret_far_side_new_for_socket:
+ * @name: how messages name the far side, such as `the host (flatpak-host)`
+ * @start: (scope notified): starts the launcher there
+ * @user_data: (closure start): data for @start
+ * @destroy: (destroy start) (nullable): frees @user_data when the far
+ *   side is finalized
+ *
+ * Creates a far side whose launcher the backend starts itself with one
+ * end of a socket pair (see [callback@Terret.FarSideStartFunc]), where descriptors
+ * reach it: a launcher on the host of a Flatpak app, started through the
+ * session helper's `HostCommand`. What runs there is contained, limited,
+ * stopped and detached as on this host; programs named without a slash
+ * are looked up in the far side's `PATH`, the environment given is added
+ * to the launcher's own there, and process ids are the far side's.
+ * [method@Terret.FarSide.set_timeout] bounds the wait for the launcher's
+ * answer once @start returned; install and probe commands have no use
+ * here. One executor's far sides are one launcher per distinct @name,
+ * @start and @user_data.
+ *
+ * Returns: (transfer full): a new far side
+ *
+ * Since: 0.3
+ */
+TerretFarSide *
+terret_far_side_new_for_socket (const char             *name,
+                                TerretFarSideStartFunc  start,
+                                gpointer                user_data,
+                                GDestroyNotify          destroy)
+{
+  TerretFarSide *self;
+
+  g_return_val_if_fail (name != NULL, NULL);
+  g_return_val_if_fail (start != NULL, NULL);
+
+  self = g_object_new (TERRET_TYPE_FAR_SIDE, NULL);
+  self->name = g_strdup (name);
+  self->start = start;
+  self->start_data = user_data;
+  self->start_destroy = destroy;
   return self;
 }
 
@@ -276,15 +335,43 @@ _terret_far_side_get_timeout (TerretFarSide *self)
   return self->timeout;
 }
 
+gboolean
+_terret_far_side_has_socket (TerretFarSide *self)
+{
+  return self->start != NULL;
+}
+
+/* Starts the launcher of a far side reached with a socket. */
+gboolean
+_terret_far_side_start (TerretFarSide       *self,
+                        const char * const  *argv,
+                        int                  socket_fd,
+                        int                  output_fd,
+                        GError             **error)
+{
+  g_autoptr(GError) local_error = NULL;
+
+  if (self->start (self, argv, socket_fd, output_fd, self->start_data, &local_error))
+    return TRUE;
+  if (local_error == NULL)
+    g_set_error (&local_error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE,
+                 "Could not reach %s: its launcher could not be started", self->name);
+  g_propagate_error (error, g_steal_pointer (&local_error));
+  return FALSE;
+}
+
 /* What tells two far sides apart, for an executor's pool of links. */
 char *
 _terret_far_side_dup_key (TerretFarSide *self)
 {
-  g_autofree char *argv = g_strjoinv ("\x1f", self->argv);
+  g_autofree char *argv = self->argv != NULL ? g_strjoinv ("\x1f", self->argv) : NULL;
   g_autofree char *install = self->install != NULL ? g_strjoinv ("\x1f", self->install)
                                                    : g_strdup ("");
   g_autofree char *probe = self->probe != NULL ? g_strjoinv ("\x1f", self->probe) : g_strdup ("");
 
+  if (self->start != NULL)
+    return g_strdup_printf ("socket\x1e%s\x1e%" G_GSIZE_MODIFIER "x\x1e%p\x1e%g", self->name,
+                            (gsize)self->start, self->start_data, self->timeout);
   return g_strdup_printf ("far\x1e%s\x1e%s\x1e%s\x1e%s\x1e%g", self->name, argv, install, probe,
                           self->timeout);
 }

@@ -260,6 +260,78 @@ wait_hello (TerretLauncherLink  *self,
   return FALSE;
 }
 
+/* Has the backend start the far side's launcher with one end of a socket
+ * pair (terret_far_side_new_for_socket()) and waits for its hello: the
+ * local wire from then on, descriptors and all. It is no child of ours:
+ * the end of the socket is all that ends it (link_stop()). */
+static gboolean
+link_start_socket (TerretLauncherLink  *self,
+                   GError             **error)
+{
+  static const char * const argv[] = { "--socket", "3", "--far-requests", NULL };
+  double timeout = _terret_far_side_get_timeout (self->far);
+  struct pollfd pfd = { -1, POLLIN, 0 };
+  TerretWireHello hello = { 0 };
+  ssize_t n = -1;
+  int pair[2];
+  int said;
+  int ret;
+
+  said = memfd_create ("terret-far-said", MFD_CLOEXEC);
+  if (said < 0 || socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
+    {
+      int saved_errno = errno;
+
+      if (said >= 0)
+        close (said);
+      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE,
+                   "Could not reach %s: %s", _terret_far_side_get_name (self->far),
+                   g_strerror (saved_errno));
+      return FALSE;
+    }
+
+  if (!_terret_far_side_start (self->far, argv, pair[1], said, error))
+    {
+      close (pair[0]);
+      close (pair[1]);
+      close (said);
+      return FALSE;
+    }
+  /* Only the launcher may hold its end: its EOF is the launcher's end. */
+  close (pair[1]);
+  self->socket = pair[0];
+
+  pfd.fd = self->socket;
+  do
+    ret = poll (&pfd, 1, (int)(timeout * 1000));
+  while (ret < 0 && errno == EINTR);
+  if (ret > 0)
+    do
+      n = recv (self->socket, &hello, sizeof hello, 0);
+    while (n < 0 && errno == EINTR);
+
+  if (n == sizeof hello && hello.magic == TERRET_WIRE_HELLO_MAGIC)
+    {
+      close (said);
+      return TRUE;
+    }
+
+  /* Closed, a launcher that hangs leaves as on the host's end. */
+  close (self->socket);
+  self->socket = -1;
+  {
+    g_autofree char *words = read_said (said);
+
+    close (said);
+    g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE,
+                 "Could not reach %s: %s", _terret_far_side_get_name (self->far),
+                 *words != '\0' ? words
+                 : ret == 0 ? "its launcher did not answer in time"
+                 : "its launcher ended before it was ready");
+  }
+  return FALSE;
+}
+
 /* Starts a bridge to the far side and waits for its hello, which it says
  * once the far launcher has said its own: until then what went wrong is
  * in the words it left in @said (the engine's own). */
@@ -416,7 +488,8 @@ link_start (TerretLauncherLink  *self,
   int ret;
 
   if (self->far != NULL)
-    return link_start_far (self, error);
+    return _terret_far_side_has_socket (self->far) ? link_start_socket (self, error)
+                                                    : link_start_far (self, error);
 
   if (self->wrapper != NULL)
     {

@@ -19,7 +19,7 @@
  * Plain C without GLib: it forks on every request, and a small process
  * with nothing but libc forks fastest.
  *
- *   terret-launcher --socket FD
+ *   terret-launcher --socket FD [--far-requests]
  *   terret-launcher --socket FD --bridge ...       (terret-launcher-bridge.c)
  *   terret-launcher --supervise PROGRAM [ARG...]   (terret-launcher-supervise.c)
  *   terret-launcher --serve                        (terret-launcher-serve.c)
@@ -41,6 +41,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "terret-launcher-environ.h"
 #include "terret-launcher-unit.h"
 
 /* Units alive, by pid. A launcher runs the units of one executor: its
@@ -84,11 +85,19 @@ units_remove (UnitSet *units,
   return 0;
 }
 
-/* Reads the payload and splits it into @plan. Returns 0, or an errno. */
+/* --far-requests: the library's processes run here but it is not here (a
+ * Flatpak app's host, reached through the session helper): its requests
+ * are a far side's (terret-launcher-environ.h), descriptors and all else
+ * as from a library beside it. */
+static int far_requests;
+
+/* Reads the payload and splits it into @plan; a program looked up here
+ * goes to @program_out, the caller's to free. Returns 0, or an errno. */
 static int
 parse_plan (int     payload_fd,
             size_t  n_child_fds,
             char  **data_out,
+            char  **program_out,
             Plan   *plan)
 {
   struct stat st;
@@ -111,6 +120,26 @@ parse_plan (int     payload_fd,
   data[st.st_size] = '\0';
 
   error = launcher_parse_plan (data, st.st_size, n_child_fds, plan);
+  if (error == 0 && far_requests)
+    {
+      char **envp = launcher_merge_environ (plan->envp);
+
+      if (envp == NULL)
+        error = ENOMEM;
+      else
+        {
+          free (plan->envp);
+          plan->envp = envp;
+        }
+      if (error == 0 && strchr (plan->argv[0], '/') == NULL)
+        {
+          *program_out = launcher_find_program (plan->argv[0], plan->envp);
+          if (*program_out == NULL)
+            error = errno;
+          else
+            plan->argv[0] = *program_out;
+        }
+    }
   if (error == 0 && plan->argv[0][0] != '/')
     error = EINVAL;
   if (error != 0)
@@ -132,6 +161,7 @@ handle_request (int      sock,
   int fds[TERRET_WIRE_MAX_FDS];
   size_t n_fds = 0;
   char *data = NULL;
+  char *program = NULL;
   Plan plan;
   pid_t pid;
   int error;
@@ -140,12 +170,14 @@ handle_request (int      sock,
   if (taken <= 0)
     return taken;
 
-  error = parse_plan (fds[TERRET_WIRE_FD_PAYLOAD], n_fds - TERRET_WIRE_FD_CHILD, &data, &plan);
+  error = parse_plan (fds[TERRET_WIRE_FD_PAYLOAD], n_fds - TERRET_WIRE_FD_CHILD, &data, &program,
+                      &plan);
   if (error != 0)
     {
       launcher_close_fds (fds, n_fds);
       free (plan.argv);
       free (plan.envp);
+      free (program);
       free (data);
       launcher_reply (sock, error, 0);
       return 0;
@@ -159,6 +191,12 @@ handle_request (int      sock,
       close (sock);
       close (sigfd);
       close (fds[TERRET_WIRE_FD_PAYLOAD]);
+      /* A process group of its own: the Flatpak session helper signals
+       * the launcher's group when the app's bus connection goes, and a
+       * unit ends what it contains on its own socket's end, never by a
+       * signal that would leave that behind. */
+      if (far_requests)
+        setpgid (0, 0);
       launcher_unit_main (&plan, fds[TERRET_WIRE_FD_UNIT], fds + TERRET_WIRE_FD_CHILD,
                           n_fds - TERRET_WIRE_FD_CHILD);
     }
@@ -171,6 +209,7 @@ handle_request (int      sock,
   launcher_close_fds (fds, n_fds);
   free (plan.argv);
   free (plan.envp);
+  free (program);
   free (data);
   launcher_reply (sock, error, pid > 0 ? pid : 0);
   return 0;
@@ -258,12 +297,14 @@ main (int    argc,
     {
       if (strcmp (argv[i], "--socket") == 0 && i + 1 < argc)
         sock = atoi (argv[++i]);
+      else if (strcmp (argv[i], "--far-requests") == 0)
+        far_requests = 1;
       else if (strcmp (argv[i], "--bridge") == 0 && sock >= 0)
         return launcher_bridge_main (sock, argv + i + 1);
     }
   if (sock < 0)
     {
-      fprintf (stderr, "usage: %s --socket FD [--bridge ...] | --supervise PROGRAM [ARG...] | "
+      fprintf (stderr, "usage: %s --socket FD [--far-requests | --bridge ...] | --supervise PROGRAM [ARG...] | "
                "--outlast PROGRAM [ARG...] | --serve\n"
                "The process terret-exec runs commands through; not meant to be run by hand.\n",
                argv[0]);

@@ -36,13 +36,10 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "terret-launcher-environ.h"
 #include "terret-launcher-relay.h"
 #include "terret-launcher-terminal.h"
 #include "terret-launcher-unit.h"
-
-/* Where a program named without a slash is looked for when neither the
- * request nor this process has a PATH: the usual one of a Linux image. */
-#define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 typedef struct
 {
@@ -75,76 +72,6 @@ report_failed (Serve    *serve,
 
   relay_send_record (&serve->peer, FAR_EVENT, id, &record);
   relay_send (&serve->peer, FAR_GONE, id, 0, NULL, 0);
-}
-
-/* @extra over this process's own environment: a request's entries add to
- * the container's, as `ENGINE exec -e` would. */
-static char **
-merge_environ (char **extra)
-{
-  size_t n_base = 0, n_extra = 0, n = 0;
-  char **envp;
-
-  while (environ[n_base] != NULL)
-    n_base++;
-  while (extra[n_extra] != NULL)
-    n_extra++;
-  envp = calloc (n_base + n_extra + 1, sizeof (char *));
-  if (envp == NULL)
-    return NULL;
-  for (size_t i = 0; i < n_base; i++)
-    envp[n++] = environ[i];
-  for (size_t i = 0; i < n_extra; i++)
-    {
-      const char *eq = strchr (extra[i], '=');
-      size_t key = eq != NULL ? (size_t)(eq - extra[i]) + 1 : strlen (extra[i]);
-      size_t j;
-
-      for (j = 0; j < n; j++)
-        if (strncmp (envp[j], extra[i], key) == 0)
-          break;
-      envp[j] = extra[i];
-      if (j == n)
-        n++;
-    }
-  return envp;
-}
-
-/* @name looked up in the PATH of @envp, as execvp would; NULL when none
- * is there (errno set). */
-static char *
-find_program (const char  *name,
-              char       **envp)
-{
-  const char *path = DEFAULT_PATH;
-  int error = ENOENT;
-
-  for (size_t i = 0; envp[i] != NULL; i++)
-    if (strncmp (envp[i], "PATH=", 5) == 0)
-      path = envp[i] + 5;
-
-  while (*path != '\0')
-    {
-      const char *colon = strchrnul (path, ':');
-      size_t len = colon - path;
-      char *candidate = malloc (len + strlen (name) + 3);
-      struct stat st;
-
-      if (candidate == NULL)
-        break;
-      /* An empty entry is the working directory, as for execvp. */
-      sprintf (candidate, "%.*s/%s", (int)(len ? len : 1), len ? path : ".", name);
-      if (stat (candidate, &st) == 0 && S_ISREG (st.st_mode))
-        {
-          if (access (candidate, X_OK) == 0)
-            return candidate;
-          error = EACCES;
-        }
-      free (candidate);
-      path = *colon == ':' ? colon + 1 : colon;
-    }
-  errno = error;
-  return NULL;
 }
 
 /* In a forked unit: nothing of the launcher's but @keep (and the
@@ -262,7 +189,7 @@ start_unit (Serve         *serve,
     }
 
   stage = TERRET_WIRE_STAGE_EXEC;
-  envp = merge_environ (plan.envp);
+  envp = launcher_merge_environ (plan.envp);
   if (envp == NULL)
     {
       error = ENOMEM;
@@ -270,7 +197,7 @@ start_unit (Serve         *serve,
     }
   if (strchr (plan.argv[0], '/') == NULL)
     {
-      program = find_program (plan.argv[0], envp);
+      program = launcher_find_program (plan.argv[0], envp);
       if (program == NULL)
         {
           error = errno;
