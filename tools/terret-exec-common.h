@@ -29,10 +29,6 @@ gboolean        cli_write_all              (int                  fd,
                                             const void          *data,
                                             gsize                len,
                                             GError             **error);
-void            cli_json_add_bytes         (JsonBuilder         *builder,
-                                            const char          *name,
-                                            const guint8        *data,
-                                            gsize                len);
 gboolean        cli_write_json_line        (int                  fd,
                                             JsonNode            *node,
                                             GError             **error);

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "terret-exec-common.h"
+#include "terret-exec-json-bytes.h"
 #include "terret-exec-fields.h"
 #include "terret-exec-mcp-2026.h"
 #include "terret-exec-mcp-tools.h"

@@ -32,6 +32,7 @@
 #include <glib/gstdio.h>
 
 #include "terret-exec-common.h"
+#include "terret-exec-json-bytes.h"
 #include "terret-exec-read.h"
 
 /* Bytes of output a read answers with at most. */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "terret-exec-common.h"
+#include "terret-exec-json-bytes.h"
 #include "terret-exec-fields.h"
 
 typedef struct _ResultField ResultField;
