@@ -39,7 +39,8 @@ typedef enum
 
 TerretInputProbe _terret_input_probe (int       terminal,
                                       gboolean *secret,
-                                      gboolean *pager);
+                                      gboolean *pager,
+                                      GArray   *readers);
 
 /* A run's watch for waits: the last line it printed, when it last
  * looked, and what it found. */
@@ -58,6 +59,10 @@ double                 _terret_input_watch_settle  (TerretInputWatch *watch);
 gboolean               _terret_input_watch_is_news (TerretInputWatch *watch);
 void                   _terret_input_watch_told    (TerretInputWatch *watch);
 guint                  _terret_input_watch_count_answer (TerretInputWatch *watch);
+gboolean               _terret_input_watch_stop         (TerretInputWatch *watch);
+gboolean               _terret_input_watch_is_stopped   (TerretInputWatch *watch);
+gboolean               _terret_input_watch_is_stopping  (TerretInputWatch *watch);
+void                   _terret_input_watch_continue     (TerretInputWatch *watch);
 const TerretInputWait *_terret_input_watch_get     (TerretInputWatch *watch);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TerretInputWatch, _terret_input_watch_free)

@@ -17,6 +17,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
@@ -34,12 +35,18 @@
  * terminal control sequences around it. */
 #define LINE_KEEP (4 * TERRET_INPUT_PROMPT_MAX)
 
-/* A look that finds a process running looks again this much later, then
- * twice as late each time, this many times: a program that is still
- * starting (python reading its modules) settles into its read within
- * that, and a busy one costs a few looks, never a polling loop. */
+/* A look that finds no wait looks again this much later, then twice as
+ * late each time, this many times (about 6 s in all) after the event
+ * that started it: a program that is still starting (python behind a
+ * version manager's shims, a pager behind git) settles into its read
+ * within that, and `sleep 1; read x` is seen too. That is a bounded
+ * tail to an event, never a polling loop: after it, only a new event
+ * (output, input, a poll, a list) looks again. */
 #define SETTLE_FIRST_SECONDS 0.05
-#define SETTLE_LOOKS 6
+#define SETTLE_LOOKS 7
+
+/* How many looks a reader stopped for an end of file has to stop in. */
+#define STOP_LOOKS 40
 
 /* Programs that hold the terminal to page: they wait for a key, and may
  * wait in poll(2) rather than read(2). Matched on the process's name
@@ -53,8 +60,11 @@ struct _TerretInputWatch
 {
   TerretInputWait wait;
   GByteArray *line;             /* (owned) what was printed since the last newline */
-  guint busy_looks;             /* looks in a row that found a process running */
+  guint looks;                  /* looks since the last event that found no wait */
   guint answers;                /* waits the run answered itself (on-input eof) */
+  GArray *readers;              /* (owned) of GPid: who read the terminal at the last look */
+  GArray *stopped;              /* (owned) of GPid: readers stopped for an end of file */
+  guint stop_looks;             /* looks at them since */
   guint news : 1;               /* a wait began that no result told yet */
 };
 
@@ -148,6 +158,7 @@ is_poll_call (long nr)
 typedef struct
 {
   guint readers;
+  GArray *reader_pids;          /* (nullable) of GPid */
   guint running;
   guint unreadable;
   guint members;
@@ -207,6 +218,8 @@ look_at_process (const char        *pid,
       if (fd_is_terminal (pid, fd, tty))
         {
           look->readers++;
+          if (look->reader_pids != NULL)
+            g_array_append_val (look->reader_pids, (GPid){ atoi (pid) });
           look->pager |= is_pager (comm);
         }
     }
@@ -240,11 +253,12 @@ open_terminal (const char *slave)
 TerretInputProbe
 _terret_input_probe (int       terminal,
                      gboolean *secret,
-                     gboolean *pager)
+                     gboolean *pager,
+                     GArray   *readers)
 {
   struct pollfd output = { terminal, POLLIN, 0 };
   struct pollfd input = { -1, POLLIN, 0 };
-  GroupLook look = { 0 };
+  GroupLook look = { 0, readers, 0, 0, 0, FALSE };
   g_autoptr(GDir) proc = NULL;
   struct termios modes;
   struct stat tty;
@@ -254,6 +268,8 @@ _terret_input_probe (int       terminal,
 
   *secret = FALSE;
   *pager = FALSE;
+  if (readers != NULL)
+    g_array_set_size (readers, 0);
 
   group = tcgetpgrp (terminal);
   if (group <= 0 || ptsname_r (terminal, slave, sizeof slave) != 0 ||
@@ -408,6 +424,8 @@ _terret_input_watch_new (void)
   watch->wait.state = TERRET_INPUT_STATE_NOT_WAITING;
   watch->wait.since = -1;
   watch->line = g_byte_array_new ();
+  watch->readers = g_array_new (FALSE, FALSE, sizeof (GPid));
+  watch->stopped = g_array_new (FALSE, FALSE, sizeof (GPid));
   return watch;
 }
 
@@ -415,7 +433,10 @@ void
 _terret_input_watch_free (TerretInputWatch *watch)
 {
   _terret_input_wait_clear (&watch->wait);
+  _terret_input_watch_continue (watch);
   g_byte_array_unref (watch->line);
+  g_array_unref (watch->readers);
+  g_array_unref (watch->stopped);
   g_free (watch);
 }
 
@@ -457,15 +478,19 @@ _terret_input_watch_output (TerretInputWatch *watch,
       g_byte_array_append (watch->line, data, len);
     }
   watch_not_waiting (watch);
-  watch->busy_looks = 0;
+  watch->looks = 0;
 }
 
-/* Input was sent: the command wakes to read it. */
+/* Input was sent: the command wakes to read it. On a terminal with
+ * echo the answer would end the prompt's line; here nothing is echoed,
+ * so the line starts afresh: a second prompt is not the first one's
+ * continuation. */
 void
 _terret_input_watch_input (TerretInputWatch *watch)
 {
+  g_byte_array_set_size (watch->line, 0);
   watch_not_waiting (watch);
-  watch->busy_looks = 0;
+  watch->looks = 0;
 }
 
 /*
@@ -483,10 +508,10 @@ _terret_input_watch_look (TerretInputWatch *watch,
   gboolean secret, pager;
   gboolean was_waiting = watch->wait.state == TERRET_INPUT_STATE_WAITING;
 
-  switch (_terret_input_probe (terminal, &secret, &pager))
+  switch (_terret_input_probe (terminal, &secret, &pager, watch->readers))
     {
     case TERRET_INPUT_PROBE_WAITING:
-      watch->busy_looks = 0;
+      watch->looks = 0;
       watch->wait.secret = secret;
       watch->wait.pager = pager;
       if (was_waiting)
@@ -499,35 +524,35 @@ _terret_input_watch_look (TerretInputWatch *watch,
       return TRUE;
 
     case TERRET_INPUT_PROBE_BUSY:
-      watch->busy_looks++;
+      watch->looks++;
       watch->wait.state = TERRET_INPUT_STATE_NOT_WAITING;
       watch_not_waiting (watch);
       return FALSE;
 
     case TERRET_INPUT_PROBE_ELSEWHERE:
-      watch->busy_looks = 0;
+      watch->looks++;
       watch->wait.state = TERRET_INPUT_STATE_NOT_WAITING;
       watch_not_waiting (watch);
       return FALSE;
 
     case TERRET_INPUT_PROBE_UNKNOWN:
     default:
-      watch->busy_looks = 0;
+      watch->looks = 0;
       watch_not_waiting (watch);
       watch->wait.state = TERRET_INPUT_STATE_UNKNOWN;
       return FALSE;
     }
 }
 
-/* When to look again without a new event: only while the last looks
- * found a process running, a bounded few times; < 0: not before the
- * next event. */
+/* When to look again without a new event: while the looks since the
+ * last one found no wait, a bounded few times; < 0: not before the next
+ * event. */
 double
 _terret_input_watch_settle (TerretInputWatch *watch)
 {
-  if (watch->busy_looks == 0 || watch->busy_looks > SETTLE_LOOKS)
+  if (watch->looks == 0 || watch->looks > SETTLE_LOOKS)
     return -1;
-  return SETTLE_FIRST_SECONDS * (1u << (watch->busy_looks - 1));
+  return SETTLE_FIRST_SECONDS * (1u << (watch->looks - 1));
 }
 
 /* Whether a wait began that no result has told yet. */
@@ -555,4 +580,71 @@ guint
 _terret_input_watch_count_answer (TerretInputWatch *watch)
 {
   return ++watch->answers;
+}
+
+/* --- An end of file for a read already waiting ----------------------------
+ *
+ * The protocol's terminal is not canonical, where a read never returns
+ * an end of file; and a read that began so stays so when the terminal
+ * becomes canonical. So the readers are stopped (SIGSTOP: a read asleep
+ * returns to be restarted), the terminal made canonical and ^D typed
+ * while they are stopped, and then they are continued: each read starts
+ * again, canonical, and finds the end of file. With job control off every
+ * process of a session is in its shell's group, so a stop can never leave
+ * an orphaned group that the kernel would hang up. */
+
+/* Stops the readers the last look found. FALSE when there were none. */
+gboolean
+_terret_input_watch_stop (TerretInputWatch *watch)
+{
+  g_array_set_size (watch->stopped, 0);
+  watch->stop_looks = 0;
+  for (guint i = 0; i < watch->readers->len; i++)
+    {
+      GPid pid = g_array_index (watch->readers, GPid, i);
+
+      if (kill (pid, SIGSTOP) == 0)
+        g_array_append_val (watch->stopped, pid);
+    }
+  return watch->stopped->len > 0;
+}
+
+/* Whether the readers it stopped are stopped now (or gone); after a
+ * bounded few looks, as good as stopped. */
+gboolean
+_terret_input_watch_is_stopped (TerretInputWatch *watch)
+{
+  if (++watch->stop_looks > STOP_LOOKS)
+    return TRUE;
+  for (guint i = 0; i < watch->stopped->len; i++)
+    {
+      char path[64];
+      char text[1024];
+      const char *close_paren;
+
+      g_snprintf (path, sizeof path, "/proc/%d/stat", g_array_index (watch->stopped, GPid, i));
+      if (!read_small_file (path, text, sizeof text))
+        continue;
+      close_paren = strrchr (text, ')');
+      if (close_paren != NULL && close_paren[1] == ' ' && close_paren[2] != 'T' &&
+          close_paren[2] != 't' && close_paren[2] != 'Z' && close_paren[2] != 'X')
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Whether readers are stopped for an end of file. */
+gboolean
+_terret_input_watch_is_stopping (TerretInputWatch *watch)
+{
+  return watch->stopped->len > 0;
+}
+
+/* Continues what _terret_input_watch_stop() stopped. */
+void
+_terret_input_watch_continue (TerretInputWatch *watch)
+{
+  for (guint i = 0; i < watch->stopped->len; i++)
+    kill (g_array_index (watch->stopped, GPid, i), SIGCONT);
+  g_array_set_size (watch->stopped, 0);
 }

@@ -87,20 +87,35 @@ _terret_shell_run_input_sent (TerretShellRun *run)
   run_arm_quiet (run, QUIET_SECONDS);
 }
 
-/* ^D at the start of a line: with the protocol's non-canonical modes it
- * would be one more byte, so the terminal is made canonical for it (the
- * next exchange restores the modes). A pager gets `q`. */
+/* How soon to look whether readers stopped for an end of file have. */
+#define STOP_LOOK_SECONDS 0.02
+
+/* on-input eof, its first step: a pager gets `q`; a reader is stopped
+ * (terret-input-wait.c says why), and the QUIET timer takes the next
+ * step once it is. */
 static void
-run_type_eof (TerretShellRun *run,
-              gboolean        pager)
+run_begin_eof (TerretShellRun *run,
+               gboolean        pager)
+{
+  static const guint8 quit = 'q';
+
+  if (pager)
+    _terret_shell_run_queue_input (run, &quit, 1);
+  else if (_terret_input_watch_stop (run->input))
+    run_arm_quiet (run, STOP_LOOK_SECONDS);
+}
+
+/* The readers are stopped: ^D at the start of a line, on a terminal made
+ * canonical for it (the next exchange restores the modes), then they
+ * read again and find the end of file. */
+static void
+run_finish_eof (TerretShellRun *run)
 {
   int fd = terret_shell_channel_get_write_fd (run->host.channel);
   struct termios modes;
   guint8 eof = 0x04;
 
-  if (pager)
-    eof = 'q';
-  else if (tcgetattr (fd, &modes) == 0)
+  if (tcgetattr (fd, &modes) == 0)
     {
       if (modes.c_cc[VEOF] != 0)
         eof = modes.c_cc[VEOF];
@@ -108,6 +123,7 @@ run_type_eof (TerretShellRun *run,
       tcsetattr (fd, TCSANOW, &modes);
     }
   _terret_shell_run_queue_input (run, &eof, 1);
+  _terret_input_watch_continue (run->input);
 }
 
 /* on-input fail: as a timeout that kills, the shell goes with it. */
@@ -146,6 +162,15 @@ _terret_shell_run_on_quiet (TerretShellRun *run)
 
   if (run->input == NULL || run->kind != EXCHANGE_COMMAND)
     return;
+
+  if (_terret_input_watch_is_stopping (run->input))
+    {
+      if (_terret_input_watch_is_stopped (run->input))
+        run_finish_eof (run);
+      else
+        run_arm_quiet (run, STOP_LOOK_SECONDS);
+      return;
+    }
 
   /* The request or the caller's input is still on its way: the
    * command has more to read. */
@@ -186,7 +211,7 @@ _terret_shell_run_on_quiet (TerretShellRun *run)
       _terret_shell_run_detach (run, TERRET_CLOCK_INPUT, 0);
     }
   else if (run->plan->settings->on_input == TERRET_INPUT_ACTION_EOF)
-    run_type_eof (run, pager);
+    run_begin_eof (run, pager);
   else if (run->plan->settings->on_input == TERRET_INPUT_ACTION_WAIT)
     ;
   else
