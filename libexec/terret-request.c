@@ -40,6 +40,7 @@ struct _TerretRequest
   double deadline;
   double idle_timeout;
   TerretIdleAction idle_action;
+  double stop_grace;         /* < 0: the executor's */
 
   TerretProgressFunc progress_func;
   gpointer progress_data;
@@ -62,6 +63,7 @@ enum {
   PROP_DEADLINE,
   PROP_IDLE_TIMEOUT,
   PROP_IDLE_ACTION,
+  PROP_STOP_GRACE,
   N_PROPS
 };
 
@@ -118,6 +120,10 @@ terret_request_get_property (GObject    *object,
     case PROP_RETURN_AFTER:
       g_value_set_double (value, self->return_after);
       break;
+    case PROP_STOP_GRACE:
+      g_value_set_double (value, self->stop_grace);
+      break;
+
     case PROP_DEADLINE:
       g_value_set_double (value, self->deadline);
       break;
@@ -169,6 +175,10 @@ terret_request_set_property (GObject      *object,
     case PROP_RETURN_AFTER:
       terret_request_set_return_after (self, g_value_get_double (value));
       break;
+    case PROP_STOP_GRACE:
+      terret_request_set_stop_grace (self, g_value_get_double (value));
+      break;
+
     case PROP_DEADLINE:
       terret_request_set_deadline (self, g_value_get_double (value));
       break;
@@ -327,6 +337,21 @@ terret_request_class_init (TerretRequestClass *klass)
                          (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
 
   /**
+   * TerretRequest:stop-grace:
+   *
+   * Seconds the command has to finish when its timeout, its deadline, a
+   * cancellation or its session's close ends it, before everything it
+   * started is killed; -1: the executor's `stop-grace` setting, 0:
+   * killed at once.
+   *
+   * Since: 0.3
+   */
+  properties[PROP_STOP_GRACE] =
+    g_param_spec_double ("stop-grace", NULL, NULL,
+                         -1, 3600, -1,
+                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /**
    * TerretRequest:idle-timeout:
    *
    * Seconds without a byte of output after which
@@ -361,6 +386,7 @@ terret_request_init (TerretRequest *self)
   self->command = g_strdup ("");
   self->session = g_strdup (TERRET_DEFAULT_SESSION);
   self->env = g_new0 (char *, 1);
+  self->stop_grace = -1;
 }
 
 /**
@@ -636,6 +662,54 @@ terret_request_set_deadline (TerretRequest *self,
     {
       self->deadline = seconds;
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DEADLINE]);
+    }
+}
+
+/**
+ * terret_request_get_stop_grace:
+ * @self: a request
+ *
+ * Gets the grace the command has when something other than its own exit
+ * ends it.
+ *
+ * Returns: seconds, or -1 for the executor's `stop-grace` setting
+ *
+ * Since: 0.3
+ */
+double
+terret_request_get_stop_grace (TerretRequest *self)
+{
+  g_return_val_if_fail (TERRET_IS_REQUEST (self), -1);
+
+  return self->stop_grace;
+}
+
+/**
+ * terret_request_set_stop_grace:
+ * @self: a request
+ * @seconds: seconds, fractions allowed, at most 3600; 0 to kill at once,
+ *   -1 for the executor's `stop-grace` setting
+ *
+ * Sets how long the command has to finish when its timeout, its
+ * deadline, a cancellation or its session's close ends it: it first
+ * hears what a terminal sends (^C, or SIGINT to its process group),
+ * SIGTERM halfway through, and at the end everything it started is
+ * killed. What it prints meanwhile is part of its result, and
+ * [method@Terret.Result.get_ended_by] says which signal ended it.
+ *
+ * Since: 0.3
+ */
+void
+terret_request_set_stop_grace (TerretRequest *self,
+                               double         seconds)
+{
+  g_return_if_fail (TERRET_IS_REQUEST (self));
+  g_return_if_fail (seconds == -1 || (seconds >= 0 && seconds <= 3600));
+
+  if (self->stop_grace != seconds)
+    {
+      self->stop_grace = seconds;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STOP_GRACE]);
     }
 }
 

@@ -91,6 +91,11 @@ double               terret_request_get_deadline       (TerretRequest      *self
 TERRET_AVAILABLE_IN_0_2
 void                 terret_request_set_deadline       (TerretRequest      *self,
                                                         double              seconds);
+TERRET_AVAILABLE_IN_0_3
+double               terret_request_get_stop_grace     (TerretRequest      *self);
+TERRET_AVAILABLE_IN_0_3
+void                 terret_request_set_stop_grace     (TerretRequest      *self,
+                                                        double              seconds);
 TERRET_AVAILABLE_IN_0_2
 double               terret_request_get_idle_timeout   (TerretRequest      *self,
                                                         TerretIdleAction   *action);

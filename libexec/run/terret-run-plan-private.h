@@ -32,6 +32,7 @@ typedef struct
   TerretCaptureMode capture;    /* the request's, else the setting; never _DEFAULT */
   gsize capture_limit;          /* bytes a capture holds: max-output, clamped */
   gboolean keep_full_output;    /* the request asks, or the setting says */
+  double stop_grace;            /* seconds a stop gives the command; 0: SIGKILL at once */
 } TerretRunPlan;
 
 TerretRunPlan       *_terret_run_plan_new               (TerretSettings       *settings,

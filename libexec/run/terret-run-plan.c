@@ -55,6 +55,9 @@ _terret_run_plan_new (TerretSettings *settings,
   plan->capture_limit = (gsize)MIN (settings->max_output, (guint64)G_MAXSIZE / 4);
   plan->keep_full_output = settings->keep_full_output ||
                            terret_request_get_keep_full_output (request);
+  plan->stop_grace = terret_request_get_stop_grace (request);
+  if (plan->stop_grace < 0)
+    plan->stop_grace = settings->stop_grace;
 
   return plan;
 }
