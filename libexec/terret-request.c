@@ -41,6 +41,7 @@ struct _TerretRequest
   double idle_timeout;
   TerretIdleAction idle_action;
   double stop_grace;         /* < 0: the executor's */
+  TerretResult *cancelled_result; /* (owned) (nullable) what the last cancelled run printed */
 
   TerretProgressFunc progress_func;
   gpointer progress_data;
@@ -79,6 +80,7 @@ terret_request_finalize (GObject *object)
   g_clear_pointer (&self->session, g_free);
   g_clear_pointer (&self->cwd, g_free);
   g_clear_pointer (&self->env, g_strfreev);
+  g_clear_object (&self->cancelled_result);
 
   G_OBJECT_CLASS (terret_request_parent_class)->finalize (object);
 }
@@ -711,6 +713,51 @@ terret_request_set_stop_grace (TerretRequest *self,
       self->stop_grace = seconds;
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STOP_GRACE]);
     }
+}
+
+/**
+ * terret_request_get_cancelled_result:
+ * @self: a request
+ *
+ * Gets what the last run of this request that a cancellation ended
+ * left behind. The run itself fails with %G_IO_ERROR_CANCELLED, as a
+ * cancelled GIO call does; but the command was stopped gracefully (see
+ * [property@Terret.Request:stop-grace]), and what it printed while it
+ * ran and while it stopped (a test runner's summary, a server's last
+ * words) is here, with [method@Terret.Result.get_ended_by].
+ *
+ * Returns: (transfer none) (nullable): the result, or %NULL when no run
+ *   of this request was cancelled, or its backend keeps nothing of one
+ *
+ * Since: 0.3
+ */
+TerretResult *
+terret_request_get_cancelled_result (TerretRequest *self)
+{
+  g_return_val_if_fail (TERRET_IS_REQUEST (self), NULL);
+
+  return self->cancelled_result;
+}
+
+/**
+ * terret_request_set_cancelled_result:
+ * @self: a request
+ * @result: (nullable): what the cancelled run left behind
+ *
+ * For backends: keeps what a run of this request that a cancellation
+ * ended left behind, before the run fails with %G_IO_ERROR_CANCELLED;
+ * see [method@Terret.Request.get_cancelled_result].
+ *
+ * Since: 0.3
+ */
+void
+terret_request_set_cancelled_result (TerretRequest *self,
+                                     TerretResult  *result)
+{
+  g_return_if_fail (TERRET_IS_REQUEST (self));
+  g_return_if_fail (result == NULL || TERRET_IS_RESULT (result));
+
+  g_set_object (&self->cancelled_result, result);
 }
 
 /**

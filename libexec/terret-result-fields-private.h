@@ -31,6 +31,8 @@ struct _TerretResult
   int term_signal;              /* 0 when none */
   GArray *pipestatus;           /* (owned) (nullable) of int */
   TerretClock clock;
+  TerretStopSignal ended_by;
+  double stop_seconds;
   guint timed_out : 1;
   guint stalled : 1;
   guint running : 1;

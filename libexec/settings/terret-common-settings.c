@@ -764,6 +764,8 @@ _terret_settings_prepare_launcher (const TerretSettings  *settings,
       if (limit != TERRET_LIMIT_NONE && _terret_settings_get_limit (settings, limit) != 0)
         terret_launcher_set_limit (launcher, limit, _terret_settings_get_limit (settings, limit));
     }
+  /* The stop a unit runs on its own when the host is gone. */
+  _terret_launcher_set_stop_grace (launcher, settings->stop_grace);
 
   return TRUE;
 }
