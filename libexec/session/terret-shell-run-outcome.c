@@ -79,6 +79,7 @@ _terret_shell_run_return (TerretShellRun *run,
   if (task == NULL)
     task = _terret_detach_steal_poll (&run->detach);
 
+  _terret_shell_run_stop_outcome (run, &result, &error);
   run_detach_sources (run);
   run->host.funcs->finished (run->host.session, run, task == NULL ? result : NULL);
   run_free (run);

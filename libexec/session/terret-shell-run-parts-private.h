@@ -26,6 +26,16 @@ typedef enum
   EXCHANGE_COMMAND,
 } ExchangeKind;
 
+/* What a graceful stop of the command is for (terret-shell-run-stop.c). */
+typedef enum
+{
+  SHELL_STOP_NONE,
+  SHELL_STOP_TIMEOUT,
+  SHELL_STOP_DEADLINE,
+  SHELL_STOP_IDLE,
+  SHELL_STOP_CANCELLED,
+} ShellStop;
+
 struct _TerretShellRun
 {
   TerretShellRunHost host;      /* the session's; host.session (owned) */
@@ -70,6 +80,7 @@ struct _TerretShellRun
   guint left_open : 1;          /* bash asked for more of the command: it goes into an eval */
   guint take_back : 1;          /* the reader owes bash the ^C that takes it back */
   guint clocks_armed : 1;       /* the deadline and idle timeout run from the command's start */
+  ShellStop stop;               /* a graceful stop runs, and why */
 };
 
 /* terret-shell-run.c */
@@ -78,6 +89,13 @@ void                 _terret_shell_run_start          (TerretShellRun *run,
 void                 _terret_shell_run_send_interrupt_now (TerretShellRun *run);
 void                 _terret_shell_run_fail_handshake (TerretShellRun *run,
                                                        const char     *why);
+
+/* terret-shell-run-stop.c */
+gboolean             _terret_shell_run_stop           (TerretShellRun *run,
+                                                       ShellStop       why);
+void                 _terret_shell_run_stop_outcome   (TerretShellRun *run,
+                                                       TerretResult  **result,
+                                                       GError        **error);
 
 /* terret-shell-run-outcome.c */
 void                 _terret_shell_run_return         (TerretShellRun *run,

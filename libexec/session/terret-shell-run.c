@@ -358,6 +358,12 @@ run_on_cancelled (GCancellable *cancellable,
   TerretShellRun *run = user_data;
   GError *error = NULL;
 
+  g_clear_pointer (&run->cancel_source, g_source_unref);
+  /* Stopped gracefully, the run answers when bash is back at its prompt
+   * (or the sweep ended it), with what the command printed. */
+  if (_terret_shell_run_stop (run, SHELL_STOP_CANCELLED))
+    return G_SOURCE_REMOVE;
+
   if (run->kind == EXCHANGE_COMMAND)
     _terret_shell_run_send_interrupt_now (run);
   _terret_shell_run_kill_shell (run);
