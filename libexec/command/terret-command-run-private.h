@@ -95,7 +95,6 @@ struct _CommandRun
   guint exited_on_its_own : 1;      /* ... before anything stopped the run */
   guint kill_sent : 1;              /* its unit was told to end what is left */
   guint anyone_left : 1;            /* ... while something was still there */
-  guint status_is_own : 1;          /* its wait status is the command's, not a kill's */
   guint stop_sent : 1;              /* its unit runs the stop sequence, which ends in the sweep */
 
   /* Said at the start of the next result, e.g. a dropped parked end. */

@@ -444,8 +444,6 @@ run_set_exited (CommandRun *run)
   run->exited = TRUE;
   run->wait_status = wait_status;
   run->exited_on_its_own = (run->end == RUN_END_NONE);
-  /* A status after a graceful stop is the command's own answer to it. */
-  run->status_is_own = run->exited_on_its_own || (run->stop_sent && !run->kill_sent);
 
   /* The clocks and the interrupt's grace are for the command; what is
    * left is a bounded drain. */
@@ -577,10 +575,10 @@ run_complete (CommandRun *run)
 
   result = run_take_stretch_final (run, TRUE);
 
-  /* A status is reported only when the shell ended on its own, or
-   * answered a graceful stop: a status read from a process that was
-   * killed would be ours, not the command's. */
-  if (run->status_is_own)
+  /* A status is reported only when the shell ended on its own: one read
+   * from a process that was stopped is its answer to our signals, which
+   * the result's ended-by says. */
+  if (run->exited_on_its_own)
     terret_result_set_wait_status (result, run->wait_status);
 
   if (run->end == RUN_END_CANCELLED)

@@ -8,12 +8,16 @@
  * through the grace (an interactive bash ignores it, its command does
  * not), and at the grace's end the KILL sweep ends the session with it.
  * A command that ends before the sweep leaves bash at its prompt: its
- * marker ends the run with what the command printed meanwhile, and the
- * session, its cwd and variables, survive. The run answers once the
- * session can take its next command.
+ * marker ends the run with what the command printed meanwhile. After a
+ * cancel the session, its cwd and variables, survive; a clock (timeout,
+ * deadline, idle) ends everything the command started, background jobs
+ * too, so the session is ended then. The run answers once the session
+ * can take its next command.
  */
 
 #include "config.h"
+
+#include <signal.h>
 
 #include "terret-error.h"
 #include "terret-launcher-wire.h"
@@ -76,9 +80,33 @@ _terret_shell_run_stop_outcome (TerretShellRun  *run,
 {
   TerretProcess *process = terret_shell_channel_get_process (run->host.channel);
   gboolean survives = process != NULL && !terret_process_check_exited (process);
+  gboolean noted = FALSE;
 
   if (run->stop == SHELL_STOP_NONE || *result == NULL)
     return;
+
+  /* An interactive bash writes a newline when SIGINT ends its foreground
+   * command (status 130), as a terminal shows after ^C: not the
+   * command's byte. */
+  if (run->status == 128 + SIGINT && survives)
+    {
+      GBytes *out = terret_result_get_stdout (*result);
+      gsize len = 0;
+      const char *data = g_bytes_get_data (out, &len);
+
+      if (len > 0 && data[len - 1] == '\n')
+        {
+          g_autoptr(GBytes) kept = g_bytes_new_from_bytes (out, 0, len - 1);
+
+          terret_result_set_stdout (*result, kept);
+        }
+    }
+
+  /* No status, as for a command that was killed: its status answered our
+   * signals, and ended-by says which. */
+  terret_result_set_exit_status (*result, -1);
+  terret_result_set_term_signal (*result, 0);
+  terret_result_set_pipestatus (*result, NULL, 0);
 
   switch (run->stop)
     {
@@ -86,19 +114,32 @@ _terret_shell_run_stop_outcome (TerretShellRun  *run,
       {
         g_autofree char *seconds = _terret_format_seconds (run->plan->timeout);
         g_autofree char *notice = g_strdup_printf ("Timed out after %ss; the command was "
-                                                   "stopped%s.", seconds,
-                                                   survives ? " and the session kept" : "");
+                                                   "stopped.", seconds);
 
         terret_result_set_timed_out (*result, TRUE);
         terret_result_set_clock (*result, TERRET_CLOCK_TIMEOUT);
         terret_result_add_notice (*result, notice);
       }
-      break;
+      G_GNUC_FALLTHROUGH;
     case SHELL_STOP_DEADLINE:
-      _terret_run_plan_note_clock (run->plan, *result, TERRET_CLOCK_DEADLINE);
-      break;
     case SHELL_STOP_IDLE:
-      _terret_run_plan_note_clock (run->plan, *result, TERRET_CLOCK_IDLE);
+      if (run->stop != SHELL_STOP_TIMEOUT)
+        _terret_run_plan_note_clock (run->plan, *result, run->stop == SHELL_STOP_IDLE
+                                                         ? TERRET_CLOCK_IDLE
+                                                         : TERRET_CLOCK_DEADLINE);
+      /* A clock ends everything the command started, its background
+       * jobs too, which bash at its prompt would keep: the session goes
+       * with them, once the command had its say. A cancel keeps it. */
+      _terret_run_plan_note_stop (run->plan, *result, process);
+      noted = TRUE;
+      if (survives)
+        {
+          _terret_process_stop_cancel (process);
+          _terret_shell_run_kill_shell (run);
+          survives = FALSE;
+          terret_result_add_notice (*result, "The shell session was ended with it, so the next "
+                                             "run starts a fresh session.");
+        }
       break;
     case SHELL_STOP_CANCELLED:
       _terret_run_plan_note_stop (run->plan, *result, process);
@@ -112,7 +153,7 @@ _terret_shell_run_stop_outcome (TerretShellRun  *run,
     default:
       g_assert_not_reached ();
     }
-  if (*result != NULL)
+  if (*result != NULL && !noted)
     _terret_run_plan_note_stop (run->plan, *result, process);
   if (survives)
     _terret_process_stop_cancel (process);
