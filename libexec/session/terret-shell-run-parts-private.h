@@ -81,6 +81,7 @@ struct _TerretShellRun
   guint take_back : 1;          /* the reader owes bash the ^C that takes it back */
   guint clocks_armed : 1;       /* the deadline and idle timeout run from the command's start */
   ShellStop stop;               /* a graceful stop runs, and why */
+  TerretProcess *stop_process;  /* (owned) (nullable) the shell it stops, whose account it reads */
 };
 
 /* terret-shell-run.c */

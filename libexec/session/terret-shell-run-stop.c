@@ -55,6 +55,7 @@ _terret_shell_run_stop (TerretShellRun *run,
     return FALSE;
 
   run->stop = why;
+  g_set_object (&run->stop_process, process);
   _terret_timers_disarm (run->host.timers, TERRET_SHELL_TIMER_DEADLINE);
   _terret_timers_disarm (run->host.timers, TERRET_SHELL_TIMER_HARD);
   _terret_timers_disarm (run->host.timers, TERRET_SHELL_TIMER_IDLE);
@@ -78,8 +79,11 @@ _terret_shell_run_stop_outcome (TerretShellRun  *run,
                                 TerretResult   **result,
                                 GError         **error)
 {
-  TerretProcess *process = terret_shell_channel_get_process (run->host.channel);
-  gboolean survives = process != NULL && !terret_process_check_exited (process);
+  /* The shell the stop was for, even once the channel let it go. */
+  g_autoptr(TerretProcess) stopped = g_steal_pointer (&run->stop_process);
+  TerretProcess *process = stopped;
+  gboolean survives = process != NULL && !terret_process_check_exited (process) &&
+                      terret_shell_channel_get_process (run->host.channel) == process;
   gboolean noted = FALSE;
 
   if (run->stop == SHELL_STOP_NONE || *result == NULL)
