@@ -169,6 +169,47 @@ test_ignores_everything (gconstpointer data)
   g_assert_cmpfloat (terret_result_get_stop_time (result), <=, 1 + 1);
 }
 
+static void
+store_one (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  *(GAsyncResult **)user_data = g_object_ref (result);
+}
+
+static void
+test_close_hup (gconstpointer data)
+{
+  g_autoptr(TerretExecutor) executor = new_executor (data);
+  g_autofree char *dir = terret_test_make_tmpdir ();
+  g_autofree char *file = g_build_filename (dir, "hup", NULL);
+  g_autofree char *command = g_strdup_printf ("( trap 'sleep 0.3; echo hup > %s; exit' HUP TERM; "
+                                              "while :; do sleep 0.1; done ) & echo started; "
+                                              "wait", file);
+  g_autoptr(TerretRequest) request = terret_request_new (command);
+  g_autoptr(GAsyncResult) async_result = NULL;
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *contents = NULL;
+  Cue cue = { NULL, "started\n", g_string_new (NULL) };
+
+  g_test_summary ("A session's close sends a closing terminal's SIGHUP: a background job's "
+                  "HUP trap runs to its end within the grace.");
+  terret_request_set_progress_func (request, on_progress, &cue, NULL);
+  terret_executor_run_async (executor, request, NULL, store_one, &async_result);
+  while (strstr (cue.seen->str, "started\n") == NULL && async_result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  terret_executor_close_session (executor, TERRET_DEFAULT_SESSION);
+  while (async_result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  result = terret_executor_run_finish (executor, async_result, &error);
+  g_assert_no_error (error);
+  g_string_free (cue.seen, TRUE);
+
+  g_assert_true (g_file_get_contents (file, &contents, NULL, NULL));
+  g_assert_cmpstr (contents, ==, "hup\n");
+}
+
 typedef struct
 {
   GAsyncResult *cancelled;
@@ -236,12 +277,14 @@ main (int   argc,
       g_autofree char *p3 = g_strdup_printf ("/stop/%s/term-handler", b);
       g_autofree char *p4 = g_strdup_printf ("/stop/%s/ignores-everything", b);
       g_autofree char *p5 = g_strdup_printf ("/stop/%s/cancel-then-run", b);
+      g_autofree char *p6 = g_strdup_printf ("/stop/%s/close-hup", b);
 
       g_test_add_data_func (p1, b, test_interrupt_summary);
       g_test_add_data_func (p2, b, test_timeout_trap);
       g_test_add_data_func (p3, b, test_term_handler);
       g_test_add_data_func (p4, b, test_ignores_everything);
       g_test_add_data_func (p5, b, test_cancel_then_run);
+      g_test_add_data_func (p6, b, test_close_hup);
     }
   return g_test_run ();
 }

@@ -27,6 +27,8 @@
 #include "terret-detach-private.h"
 #include "terret-error.h"
 #include "terret-shell-run-private.h"
+#include "terret-launcher-wire.h"
+#include "terret-process-private.h"
 #include "terret-shell-session-private.h"
 #include "terret-util-private.h"
 
@@ -72,6 +74,7 @@ struct _TerretShellSession
   guint64 parked_bytes;
   TerretSpoolList spools;       /* full-output files, removed when the session closes */
   GQueue deferred;              /* (element-type DeferredRun) runs waiting for a stop to end */
+  double stop_grace;            /* the current shell's settings': a close's grace */
   guint busy : 1;
   guint close_requested : 1;
 };
@@ -279,6 +282,7 @@ run_start_shell (GObject         *session,
 {
   TerretShellSession *self = TERRET_SHELL_SESSION (session);
 
+  self->stop_grace = settings->stop_grace;
   return self->start (self, settings, handshake_timeout, self->start_data, error);
 }
 
@@ -833,9 +837,15 @@ _terret_shell_session_close (TerretShellSession *self)
     }
   if (self->busy)
     {
+      TerretProcess *process = terret_shell_channel_get_process (self->channel);
+
       self->close_requested = TRUE;
       g_mutex_unlock (&self->mutex);
-      terret_shell_channel_kill (self->channel);
+      /* As a terminal that closes: the run ends when its shell has. */
+      if (self->stop_grace > 0 && process != NULL)
+        _terret_process_stop (process, self->stop_grace, 0, TERRET_WIRE_STOP_CLOSE);
+      else
+        terret_shell_channel_kill (self->channel);
       _terret_spool_list_remove_all (&self->spools);
       return;
     }
@@ -848,7 +858,7 @@ _terret_shell_session_close (TerretShellSession *self)
   g_mutex_unlock (&self->mutex);
 
   session_drop_sources (self);
-  _terret_shell_farewell (self->channel);
+  _terret_shell_farewell (self->channel, self->stop_grace);
   _terret_shell_state_forget (&self->state);
 
   g_mutex_lock (&self->mutex);

@@ -34,6 +34,7 @@ void           _terret_process_stop              (TerretProcess *self,
                                                   int            first_signal,
                                                   guint          flags);
 void           _terret_process_stop_cancel       (TerretProcess *self);
+void           _terret_process_finish_stop       (TerretProcess *self);
 gboolean       _terret_process_get_stop          (TerretProcess *self,
                                                   int           *signum,
                                                   guint         *msec);

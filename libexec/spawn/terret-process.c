@@ -60,6 +60,7 @@ struct _TerretProcess
   int stop_signal;              /* the last signal the stop sequence sent, as of now */
   int stop_signal_at_exit;      /* ... when the process ended; -1: it ended before any stop */
   gint64 stop_began;            /* monotonic time the stop was asked for */
+  int stop_grace_msec;
   gint64 stop_ended;            /* ... and the process's end, after it */
   GArray *signalled;            /* (element-type TerretStopped) what the stop signalled */
 };
@@ -732,6 +733,7 @@ _terret_process_stop (TerretProcess *self,
       TerretWireRecord record = { TERRET_WIRE_CONTROL_STOP, msec, first_signal, (int32_t)flags };
 
       self->stop_sent = TRUE;
+      self->stop_grace_msec = msec;
       self->stop_began = g_get_monotonic_time ();
       self->stop_signal = first_signal;
       if (self->unit_fd >= 0)
@@ -855,12 +857,44 @@ terret_process_kill (TerretProcess *self)
  * a process stuck in the kernel, which no signal ends. */
 #define TERMINATE_MSEC (10 * 1000)
 
+/* How long past a stop's grace its sweep may take to be reported. */
+#define STOP_BOUND_MSEC 2000
+
+/*
+ * _terret_process_finish_stop:
+ *
+ * Waits, blocking, for a stop under way to run its course: its unit's
+ * sweep ends it at the grace's end, so the wait is bounded.
+ */
+void
+_terret_process_finish_stop (TerretProcess *self)
+{
+  gint64 deadline;
+
+  g_mutex_lock (&self->mutex);
+  if (self->stop_sent && !self->kill_sent)
+    {
+      deadline = self->stop_began + ((gint64)self->stop_grace_msec + STOP_BOUND_MSEC) * 1000;
+      while (self->unit_fd >= 0 && !self->gone)
+        {
+          gint64 left = deadline - g_get_monotonic_time ();
+
+          if (left <= 0)
+            break;
+          process_read_locked (self, (int)MAX (left / 1000, 1));
+        }
+    }
+  g_mutex_unlock (&self->mutex);
+}
+
 /**
  * terret_process_terminate:
  * @self: a process
  *
  * Kills the process and everything it started, and waits until nothing
- * of it is left. SIGKILL cannot be ignored, so the wait is short.
+ * of it is left. SIGKILL cannot be ignored, so the wait is short. A
+ * graceful stop under way is let run to its end first, which its grace
+ * bounds.
  *
  * Since: 0.2
  */
@@ -871,6 +905,7 @@ terret_process_terminate (TerretProcess *self)
 
   g_return_if_fail (TERRET_IS_PROCESS (self));
 
+  _terret_process_finish_stop (self);
   terret_process_kill (self);
 
   deadline = g_get_monotonic_time () + TERMINATE_MSEC * 1000;
