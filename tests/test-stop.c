@@ -9,7 +9,12 @@
 
 #include "config.h"
 
+#include <fcntl.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
 
 #include "terret-test-utils.h"
 
@@ -262,6 +267,40 @@ test_cancel_then_run (gconstpointer data)
     }
 }
 
+static void
+test_handshake_stuck (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ("pty");
+  g_autofree char *dir = terret_test_make_tmpdir ();
+  g_autofree char *lock = g_build_filename (dir, "lock", NULL);
+  g_autofree char *shell = g_build_filename (dir, "shell", NULL);
+  g_autofree char *script = g_strdup_printf ("#!/bin/bash\nflock '%s' true\nexec bash \"$@\"\n",
+                                             lock);
+  g_autoptr(TerretRequest) request = terret_request_new ("true");
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  int fd;
+
+  g_test_summary ("A shell that never answers its handshake because its start-up waits on a "
+                  "stale lock: the error names the process it waits in.");
+  g_assert_true (g_file_set_contents (shell, script, -1, NULL));
+  g_assert_cmpint (g_chmod (shell, 0755), ==, 0);
+  fd = open (lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (flock (fd, LOCK_EX), ==, 0);
+
+  terret_executor_set_setting (executor, "shell", shell, &error);
+  g_assert_no_error (error);
+  terret_executor_set_setting (executor, "handshake-timeout", "1", &error);
+  g_assert_no_error (error);
+  result = terret_executor_run (executor, request, NULL, &error);
+  g_assert_null (result);
+  g_assert_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE);
+  g_assert_nonnull (strstr (error->message, "start-up"));
+  g_assert_nonnull (strstr (error->message, "`flock "));
+  close (fd);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -286,5 +325,6 @@ main (int   argc,
       g_test_add_data_func (p5, b, test_cancel_then_run);
       g_test_add_data_func (p6, b, test_close_hup);
     }
+  g_test_add_func ("/stop/pty/handshake-stuck", test_handshake_stuck);
   return g_test_run ();
 }

@@ -98,6 +98,9 @@ void                 _terret_shell_run_stop_outcome   (TerretShellRun *run,
                                                        TerretResult  **result,
                                                        GError        **error);
 
+/* terret-shell-run-stuck.c */
+char                *_terret_shell_run_describe_stuck (TerretProcess  *process);
+
 /* terret-shell-run-outcome.c */
 void                 _terret_shell_run_return         (TerretShellRun *run,
                                                        TerretResult   *result,
