@@ -40,6 +40,8 @@ struct _TerretRequest
   double deadline;
   double idle_timeout;
   TerretIdleAction idle_action;
+  double stop_grace;         /* < 0: the executor's */
+  TerretResult *cancelled_result; /* (owned) (nullable) what the last cancelled run printed */
 
   TerretProgressFunc progress_func;
   gpointer progress_data;
@@ -62,6 +64,7 @@ enum {
   PROP_DEADLINE,
   PROP_IDLE_TIMEOUT,
   PROP_IDLE_ACTION,
+  PROP_STOP_GRACE,
   N_PROPS
 };
 
@@ -84,6 +87,7 @@ terret_request_finalize (GObject *object)
   g_clear_pointer (&self->session, g_free);
   g_clear_pointer (&self->cwd, g_free);
   g_clear_pointer (&self->env, g_strfreev);
+  g_clear_object (&self->cancelled_result);
 
   G_OBJECT_CLASS (terret_request_parent_class)->finalize (object);
 }
@@ -125,6 +129,10 @@ terret_request_get_property (GObject    *object,
     case PROP_RETURN_AFTER:
       g_value_set_double (value, self->return_after);
       break;
+    case PROP_STOP_GRACE:
+      g_value_set_double (value, self->stop_grace);
+      break;
+
     case PROP_DEADLINE:
       g_value_set_double (value, self->deadline);
       break;
@@ -176,6 +184,10 @@ terret_request_set_property (GObject      *object,
     case PROP_RETURN_AFTER:
       terret_request_set_return_after (self, g_value_get_double (value));
       break;
+    case PROP_STOP_GRACE:
+      terret_request_set_stop_grace (self, g_value_get_double (value));
+      break;
+
     case PROP_DEADLINE:
       terret_request_set_deadline (self, g_value_get_double (value));
       break;
@@ -334,6 +346,21 @@ terret_request_class_init (TerretRequestClass *klass)
                          (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
 
   /**
+   * TerretRequest:stop-grace:
+   *
+   * Seconds the command has to finish when its timeout, its deadline, a
+   * cancellation or its session's close ends it, before everything it
+   * started is killed; -1: the executor's `stop-grace` setting, 0:
+   * killed at once.
+   *
+   * Since: 0.3
+   */
+  properties[PROP_STOP_GRACE] =
+    g_param_spec_double ("stop-grace", NULL, NULL,
+                         -1, 3600, -1,
+                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /**
    * TerretRequest:idle-timeout:
    *
    * Seconds without a byte of output after which
@@ -407,6 +434,7 @@ terret_request_init (TerretRequest *self)
   self->command = g_strdup ("");
   self->session = g_strdup (TERRET_DEFAULT_SESSION);
   self->env = g_new0 (char *, 1);
+  self->stop_grace = -1;
 }
 
 /**
@@ -683,6 +711,99 @@ terret_request_set_deadline (TerretRequest *self,
       self->deadline = seconds;
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DEADLINE]);
     }
+}
+
+/**
+ * terret_request_get_stop_grace:
+ * @self: a request
+ *
+ * Gets the grace the command has when something other than its own exit
+ * ends it.
+ *
+ * Returns: seconds, or -1 for the executor's `stop-grace` setting
+ *
+ * Since: 0.3
+ */
+double
+terret_request_get_stop_grace (TerretRequest *self)
+{
+  g_return_val_if_fail (TERRET_IS_REQUEST (self), -1);
+
+  return self->stop_grace;
+}
+
+/**
+ * terret_request_set_stop_grace:
+ * @self: a request
+ * @seconds: seconds, fractions allowed, at most 3600; 0 to kill at once,
+ *   -1 for the executor's `stop-grace` setting
+ *
+ * Sets how long the command has to finish when its timeout, its
+ * deadline, a cancellation or its session's close ends it: it first
+ * hears what a terminal sends (^C, or SIGINT to its process group),
+ * SIGTERM halfway through, and at the end everything it started is
+ * killed. What it prints meanwhile is part of its result, and
+ * [method@Terret.Result.get_ended_by] says which signal ended it.
+ *
+ * Since: 0.3
+ */
+void
+terret_request_set_stop_grace (TerretRequest *self,
+                               double         seconds)
+{
+  g_return_if_fail (TERRET_IS_REQUEST (self));
+  g_return_if_fail (seconds == -1 || (seconds >= 0 && seconds <= 3600));
+
+  if (self->stop_grace != seconds)
+    {
+      self->stop_grace = seconds;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STOP_GRACE]);
+    }
+}
+
+/**
+ * terret_request_get_cancelled_result:
+ * @self: a request
+ *
+ * Gets what the last run of this request that a cancellation ended
+ * left behind. The run itself fails with %G_IO_ERROR_CANCELLED, as a
+ * cancelled GIO call does; but the command was stopped gracefully (see
+ * [property@Terret.Request:stop-grace]), and what it printed while it
+ * ran and while it stopped (a test runner's summary, a server's last
+ * words) is here, with [method@Terret.Result.get_ended_by].
+ *
+ * Returns: (transfer none) (nullable): the result, or %NULL when no run
+ *   of this request was cancelled, or its backend keeps nothing of one
+ *
+ * Since: 0.3
+ */
+TerretResult *
+terret_request_get_cancelled_result (TerretRequest *self)
+{
+  g_return_val_if_fail (TERRET_IS_REQUEST (self), NULL);
+
+  return self->cancelled_result;
+}
+
+/**
+ * terret_request_set_cancelled_result:
+ * @self: a request
+ * @result: (nullable): what the cancelled run left behind
+ *
+ * For backends: keeps what a run of this request that a cancellation
+ * ended left behind, before the run fails with %G_IO_ERROR_CANCELLED;
+ * see [method@Terret.Request.get_cancelled_result].
+ *
+ * Since: 0.3
+ */
+void
+terret_request_set_cancelled_result (TerretRequest *self,
+                                     TerretResult  *result)
+{
+  g_return_if_fail (TERRET_IS_REQUEST (self));
+  g_return_if_fail (result == NULL || TERRET_IS_RESULT (result));
+
+  g_set_object (&self->cancelled_result, result);
 }
 
 /**

@@ -11,6 +11,7 @@
 
 #include <glib-object.h>
 
+#include "terret-result.h"
 #include "terret-types.h"
 
 G_BEGIN_DECLS
@@ -90,6 +91,16 @@ double               terret_request_get_deadline       (TerretRequest      *self
 TERRET_AVAILABLE_IN_0_2
 void                 terret_request_set_deadline       (TerretRequest      *self,
                                                         double              seconds);
+TERRET_AVAILABLE_IN_0_3
+double               terret_request_get_stop_grace     (TerretRequest      *self);
+TERRET_AVAILABLE_IN_0_3
+void                 terret_request_set_stop_grace     (TerretRequest      *self,
+                                                        double              seconds);
+TERRET_AVAILABLE_IN_0_3
+TerretResult        *terret_request_get_cancelled_result (TerretRequest    *self);
+TERRET_AVAILABLE_IN_0_3
+void                 terret_request_set_cancelled_result (TerretRequest    *self,
+                                                          TerretResult     *result);
 TERRET_AVAILABLE_IN_0_2
 double               terret_request_get_idle_timeout   (TerretRequest      *self,
                                                         TerretIdleAction   *action);

@@ -36,6 +36,8 @@ struct _TerretResult
   GArray *pipestatus;           /* (owned) (nullable) of int */
   TerretClock clock;
   TerretInputWait input;        /* (owned) prompt */
+  TerretStopSignal ended_by;
+  double stop_seconds;
   guint timed_out : 1;
   guint stalled : 1;
   guint running : 1;

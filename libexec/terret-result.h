@@ -69,6 +69,10 @@ TERRET_AVAILABLE_IN_0_2
 TerretClock   terret_result_get_clock            (TerretResult *self);
 TERRET_AVAILABLE_IN_0_2
 gboolean      terret_result_get_stalled          (TerretResult *self);
+TERRET_AVAILABLE_IN_0_3
+TerretStopSignal terret_result_get_ended_by      (TerretResult *self);
+TERRET_AVAILABLE_IN_0_3
+double        terret_result_get_stop_time        (TerretResult *self);
 
 /* For backends: a result is built once, then handed to the caller. */
 TERRET_AVAILABLE_IN_0_1
@@ -117,6 +121,10 @@ void          terret_result_set_clock            (TerretResult *self,
 TERRET_AVAILABLE_IN_0_2
 void          terret_result_set_stalled          (TerretResult *self,
                                                   gboolean      stalled);
+TERRET_AVAILABLE_IN_0_3
+void          terret_result_set_stop             (TerretResult     *self,
+                                                  TerretStopSignal  ended_by,
+                                                  double            seconds);
 
 TERRET_AVAILABLE_IN_0_1
 void          terret_result_set_cwd              (TerretResult *self,

@@ -285,6 +285,32 @@ typedef enum {
 } TerretClock;
 
 /**
+ * TerretStopSignal:
+ * @TERRET_STOP_SIGNAL_NONE: nothing stopped the command: it ended on its own
+ * @TERRET_STOP_SIGNAL_INTERRUPT: it ended after the interrupt (^C on its
+ *   terminal, or SIGINT to its process group), the stop's first step
+ * @TERRET_STOP_SIGNAL_HANGUP: it ended after SIGHUP, the first step of a
+ *   session's close
+ * @TERRET_STOP_SIGNAL_TERMINATE: it ended after SIGTERM, sent halfway
+ *   through the grace
+ * @TERRET_STOP_SIGNAL_KILL: it was still running at the grace's end and
+ *   was killed (SIGKILL) with everything it started
+ *
+ * The last signal of the stop sequence a command heard before it ended;
+ * see [method@Terret.Result.get_ended_by] and
+ * [property@Terret.Request:stop-grace].
+ *
+ * Since: 0.3
+ */
+typedef enum {
+  TERRET_STOP_SIGNAL_NONE,
+  TERRET_STOP_SIGNAL_INTERRUPT,
+  TERRET_STOP_SIGNAL_HANGUP,
+  TERRET_STOP_SIGNAL_TERMINATE,
+  TERRET_STOP_SIGNAL_KILL,
+} TerretStopSignal;
+
+/**
  * TerretIdleAction:
  * @TERRET_IDLE_ACTION_KILL: end the command and everything it started
  * @TERRET_IDLE_ACTION_RETURN: hand back the output so far, marked stalled,

@@ -796,7 +796,7 @@ test_timeout_partial_output (void)
   notice = terret_result_get_notice (result);
   g_assert_nonnull (notice);
   g_assert_nonnull (strstr (notice, "imed out after 0.5s"));
-  g_assert_nonnull (strstr (notice, "killed"));
+  g_assert_nonnull (strstr (notice, "stopped"));
 
   pid = parse_pid (terret_result_get_stdout (result));
   assert_session_gone (pid);

@@ -80,7 +80,8 @@ cli_response_new (JsonNode     *id,
       json_builder_add_string_value (builder, error->message);
       json_builder_end_object (builder);
     }
-  else if (result != NULL)
+  /* With an error too: a cancelled run's output. */
+  if (result != NULL)
     cli_result_add_members (builder, result);
 
   json_builder_end_object (builder);

@@ -304,6 +304,46 @@ test_cancel (void)
 }
 
 static void
+test_cancel_graceful (void)
+{
+  g_autoptr(TerretExecutor) executor = NULL;
+  g_autoptr(TerretRequest) request = NULL;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  CancelOnOutput cancel = { cancellable, FALSE };
+  AsyncWait wait = { 0 };
+  TerretResult *kept;
+  gsize len = 0;
+  const char *out;
+
+  REQUIRE_COMMANDS ();
+  REQUIRE_CAPS (TERRET_CAPABILITY_PROGRESS);
+  g_test_summary ("A cancel stops the command gracefully: what its interrupt handler prints is "
+                  "kept with the cancellation, and the interrupt ended it; nothing is left.");
+
+  /* The trap is set before the first line, which is what cancels. */
+  request = kit_new_request ("( trap 'echo summary; exit 3' INT; echo started; "
+                             "while :; do sleep 0.1; done )");
+  terret_request_set_stop_grace (request, 10);
+  executor = kit_new_executor ();
+  terret_request_set_progress_func (request, cancel_on_output, &cancel, NULL);
+  terret_executor_run_async (executor, request, cancellable, kit_async_done, &wait);
+  result = kit_async_finish (executor, &wait, &error);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_null (result);
+
+  kept = terret_request_get_cancelled_result (request);
+  g_assert_nonnull (kept);
+  out = g_bytes_get_data (terret_result_get_stdout (kept), &len);
+  g_assert_nonnull (g_strstr_len (out, len, "summary"));
+  g_assert_cmpint (terret_result_get_ended_by (kept), ==, TERRET_STOP_SIGNAL_INTERRUPT);
+  g_assert_cmpfloat (terret_result_get_stop_time (kept), <, 10);
+
+  kit_assert_exits (executor, "echo again", 0, "again\n", -1);
+}
+
+static void
 test_cancel_before (void)
 {
   g_autoptr(TerretExecutor) executor = NULL;
@@ -597,6 +637,7 @@ conformance_add_run_checks (void)
   g_test_add_func ("/conformance/busy", test_busy);
   g_test_add_func ("/conformance/cancel/running", test_cancel);
   g_test_add_func ("/conformance/cancel/before-start", test_cancel_before);
+  g_test_add_func ("/conformance/cancel/graceful", test_cancel_graceful);
   g_test_add_func ("/conformance/cap/utf8", test_cap_utf8);
   g_test_add_func ("/conformance/session/persistence", test_session_persistence);
   g_test_add_func ("/conformance/session/restart", test_session_restart);

@@ -51,6 +51,11 @@ static const CliField fields[] = {
   { .name = "deadline", .property = "deadline",
     .description = "Seconds after which the command and everything it started are ended, even "
                    "after it came back running and whether or not anyone polls it" },
+  { .name = "stop_grace", .property = "stop-grace",
+    .description = "Seconds the command has to finish when its timeout, deadline, a cancel or its "
+                   "session's close ends it: ^C first, SIGTERM halfway, then SIGKILL of "
+                   "everything it started; what it prints meanwhile is in the result (0: kill at "
+                   "once; default: the backend's stop-grace)" },
   { .name = "idle_timeout", .property = "idle-timeout",
     .description = "Seconds without any output after which on_idle applies" },
   { .name = "on_idle", .property = "idle-action",

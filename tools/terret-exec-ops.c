@@ -50,12 +50,36 @@ finish_call (CliCall      *call,
 
 /* run ------------------------------------------------------------------ */
 
+/* A run in flight: its call, and its request, which keeps what a
+ * cancelled run printed. */
+typedef struct
+{
+  CliCall *call;
+  TerretRequest *request;       /* (owned) */
+} RunCall;
+
 static void
 run_done (GObject      *object,
           GAsyncResult *res,
           gpointer      user_data)
 {
-  finish_call (user_data, object, res, terret_executor_run_finish);
+  RunCall *run = user_data;
+  g_autoptr(TerretRequest) request = run->request;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TerretResult) result = terret_executor_run_finish (TERRET_EXECUTOR (object), res,
+                                                               &error);
+  CliCall *call = run->call;
+
+  g_free (run);
+  /* A cancelled run answers `cancelled`, with what the command printed
+   * until its stop ended it. */
+  if (result == NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) &&
+      terret_request_get_cancelled_result (request) != NULL)
+    result = g_object_ref (terret_request_get_cancelled_result (request));
+  if (result != NULL)
+    cli_outputs_record (cli_stdio_get_outputs (cli_call_get_server (call)),
+                        cli_call_get_session (call), result);
+  cli_call_return (call, result, error, NULL);
 }
 
 static void
@@ -77,6 +101,7 @@ op_run (CliCall        *call,
 {
   CliStdio *server = cli_call_get_server (call);
   const char *session = terret_request_get_session (request);
+  RunCall *run;
 
   cli_call_set_session (call, session);
   g_hash_table_add (cli_stdio_get_sessions (server), g_strdup (session));
@@ -89,8 +114,11 @@ op_run (CliCall        *call,
   if (cli_call_get_progress (call) != NULL)
     terret_request_set_progress_func (request, on_progress, call, NULL);
 
+  run = g_new0 (RunCall, 1);
+  run->call = call;
+  run->request = g_object_ref (request);
   terret_executor_run_async (cli_stdio_get_executor (server), request,
-                             cli_call_get_cancellable (call), run_done, call);
+                             cli_call_get_cancellable (call), run_done, run);
   return TRUE;
 }
 

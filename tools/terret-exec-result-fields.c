@@ -259,6 +259,33 @@ add_clock (JsonBuilder       *builder,
 }
 
 static void
+add_ended_by (JsonBuilder       *builder,
+              const ResultField *field,
+              TerretResult      *result)
+{
+  g_autoptr(GEnumClass) klass = g_type_class_ref (TERRET_TYPE_STOP_SIGNAL);
+  TerretStopSignal by = terret_result_get_ended_by (result);
+
+  json_builder_set_member_name (builder, field->name);
+  if (by == TERRET_STOP_SIGNAL_NONE)
+    json_builder_add_null_value (builder);
+  else
+    json_builder_add_string_value (builder, g_enum_get_value (klass, by)->value_nick);
+}
+
+static void
+add_stop_time (JsonBuilder       *builder,
+               const ResultField *field,
+               TerretResult      *result)
+{
+  json_builder_set_member_name (builder, field->name);
+  if (terret_result_get_ended_by (result) == TERRET_STOP_SIGNAL_NONE)
+    json_builder_add_null_value (builder);
+  else
+    json_builder_add_double_value (builder, terret_result_get_stop_time (result));
+}
+
+static void
 add_pipestatus (JsonBuilder       *builder,
                 const ResultField *field,
                 TerretResult      *result)
@@ -372,6 +399,11 @@ static const ResultField result_fields[] = {
   { "stalled", "\"boolean\"",
     "Handed back for printing nothing for idle_timeout seconds (on_idle return): it goes on, "
     "and may be waiting for input", add_flag, .flag = terret_result_get_stalled },
+  { "ended_by", "[\"string\", \"null\"]",
+    "The last signal of the stop sequence (stop_grace) the command heard before it ended: "
+    "interrupt, hangup, terminate, kill; null when nothing stopped it", add_ended_by },
+  { "stop_time", "[\"number\", \"null\"]",
+    "Seconds the stop took, from its first signal to the command's end", add_stop_time },
   { "pipestatus", "[\"array\", \"null\"]",
     "The exit status of each command of the last pipeline (bash's PIPESTATUS); null where the "
     "backend cannot know it", add_pipestatus },

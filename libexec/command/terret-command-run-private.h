@@ -98,6 +98,7 @@ struct _CommandRun
   guint exited_on_its_own : 1;      /* ... before anything stopped the run */
   guint kill_sent : 1;              /* its unit was told to end what is left */
   guint anyone_left : 1;            /* ... while something was still there */
+  guint stop_sent : 1;              /* its unit runs the stop sequence, which ends in the sweep */
 
   /* Said at the start of the next result, e.g. a dropped parked end. */
   GString *notices;                 /* (owned) */

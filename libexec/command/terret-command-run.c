@@ -24,6 +24,7 @@
 #include "terret-command-run-private.h"
 #include "terret-error.h"
 #include "terret-launcher-private.h"
+#include "terret-launcher-wire.h"
 #include "terret-process-private.h"
 #include "terret-result-private.h"
 #include "terret-utf8-private.h"
@@ -363,7 +364,9 @@ run_finish (CommandRun *run)
       return TRUE;
     }
 
-  if (!run->kill_sent)
+  /* A stop runs its course: what the command left hears its signals,
+   * and the sweep at the grace's end is the bound. */
+  if (!run->kill_sent && !run->stop_sent)
     {
       run->kill_sent = TRUE;
       run->anyone_left = run->end == RUN_END_NONE;
@@ -398,8 +401,11 @@ run_check_done (CommandRun *run)
     _terret_timers_arm_in (&run->timers, COMMAND_TIMER_DRAIN, run->plan->settings->drain_grace);
 }
 
-/* Stops a run for @end: everything it started is killed now; the run
- * completes when the shell's end is known. */
+/* Stops a run for @end: the stop sequence (SIGINT to the command's
+ * group, or SIGHUP to everything for a close; SIGTERM halfway through
+ * the grace; the sweep at its end), or with no grace, or after an
+ * interrupt's own grace, the kill now. Output is read on meanwhile; the
+ * run completes once nothing of the command is left. */
 void
 _terret_command_run_stop (CommandRun *run,
                           RunEnd      end)
@@ -411,7 +417,14 @@ _terret_command_run_stop (CommandRun *run,
   _terret_timers_disarm (&run->timers, COMMAND_TIMER_ESCALATE);
   _terret_timers_disarm (&run->timers, COMMAND_TIMER_DEADLINE);
   _terret_timers_disarm (&run->timers, COMMAND_TIMER_IDLE);
-  if (!run->kill_sent)
+  if (end != RUN_END_INTERRUPTED && run->plan->stop_grace > 0 && !run->kill_sent &&
+      !run->stop_sent && !run->exited)
+    {
+      run->stop_sent = TRUE;
+      _terret_process_stop (run->process, run->plan->stop_grace, SIGINT,
+                            end == RUN_END_CLOSED ? TERRET_WIRE_STOP_CLOSE : 0);
+    }
+  else if (!run->kill_sent)
     {
       run->kill_sent = TRUE;
       run->funcs->stop (run->owner, run->process);
@@ -560,21 +573,27 @@ run_complete (CommandRun *run)
   if (task == NULL)
     task = _terret_detach_steal_poll (&run->detach);
 
+  result = run_take_stretch_final (run, TRUE);
+
+  /* A status is reported only when the shell ended on its own: one read
+   * from a process that was stopped is its answer to our signals, which
+   * the result's ended-by says. */
+  if (run->exited_on_its_own)
+    terret_result_set_wait_status (result, run->wait_status);
+
   if (run->end == RUN_END_CANCELLED)
     {
+      if (run->stop_sent)
+        _terret_run_plan_note_stop (run->plan, result, run->process);
+      /* The call fails as a cancelled GIO call does; what the command
+       * printed until it ended is the request's to give. */
+      terret_request_set_cancelled_result (run->request, result);
       run->funcs->ended (run->owner, run, NULL);
       _terret_command_run_free (run);
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CANCELLED,
-                               "The command was cancelled and killed");
+                               "The command was cancelled and stopped");
       return;
     }
-
-  result = run_take_stretch_final (run, TRUE);
-
-  /* A status is reported only when the shell ended on its own: a status
-   * read from a process that was killed would be ours, not the command's. */
-  if (run->exited_on_its_own)
-    terret_result_set_wait_status (result, run->wait_status);
 
   _terret_run_plan_note_limits (run->plan, result, _terret_process_get_limits_hit (run->process),
                                 run->exited_on_its_own ? run->wait_status : -1);
@@ -584,7 +603,9 @@ run_complete (CommandRun *run)
     case RUN_END_TIMEOUT:
       {
         g_autofree char *seconds = _terret_format_seconds (run->plan->timeout);
-        g_autofree char *notice = g_strdup_printf ("Timed out after %ss; the command was killed.",
+        g_autofree char *notice = g_strdup_printf (run->stop_sent
+                                                   ? "Timed out after %ss; the command was stopped."
+                                                   : "Timed out after %ss; the command was killed.",
                                                    seconds);
 
         terret_result_set_timed_out (result, TRUE);
@@ -634,6 +655,9 @@ run_complete (CommandRun *run)
     default:
       g_assert_not_reached ();
     }
+
+  if (run->stop_sent)
+    _terret_run_plan_note_stop (run->plan, result, run->process);
 
   /* A detached command's end that nobody waits for: the next poll of its
    * key collects it, unless the key was closed. */

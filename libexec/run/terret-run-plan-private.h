@@ -7,6 +7,7 @@
 
 #include "terret-capture-private.h"
 #include "terret-common-settings-private.h"
+#include "terret-process.h"
 #include "terret-request.h"
 #include "terret-result.h"
 #include "terret-spool-private.h"
@@ -32,6 +33,7 @@ typedef struct
   TerretCaptureMode capture;    /* the request's, else the setting; never _DEFAULT */
   gsize capture_limit;          /* bytes a capture holds: max-output, clamped */
   gboolean keep_full_output;    /* the request asks, or the setting says */
+  double stop_grace;            /* seconds a stop gives the command; 0: SIGKILL at once */
 } TerretRunPlan;
 
 TerretRunPlan       *_terret_run_plan_new               (TerretSettings       *settings,
@@ -54,6 +56,9 @@ gboolean             _terret_run_plan_idle_check        (const TerretRunPlan  *p
 void                 _terret_run_plan_note_clock        (const TerretRunPlan  *plan,
                                                          TerretResult         *result,
                                                          TerretClock           clock);
+gboolean             _terret_run_plan_note_stop         (const TerretRunPlan  *plan,
+                                                         TerretResult         *result,
+                                                         TerretProcess        *process);
 TerretLimits         _terret_run_plan_note_limits       (const TerretRunPlan  *plan,
                                                          TerretResult         *result,
                                                          TerretLimits          hit,

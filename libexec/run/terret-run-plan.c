@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 
 #include "terret-enum-types.h"
+#include "terret-process-private.h"
 #include "terret-run-plan-private.h"
 
 /*
@@ -55,6 +56,9 @@ _terret_run_plan_new (TerretSettings *settings,
   plan->capture_limit = (gsize)MIN (settings->max_output, (guint64)G_MAXSIZE / 4);
   plan->keep_full_output = settings->keep_full_output ||
                            terret_request_get_keep_full_output (request);
+  plan->stop_grace = terret_request_get_stop_grace (request);
+  if (plan->stop_grace < 0)
+    plan->stop_grace = settings->stop_grace;
 
   return plan;
 }
@@ -279,4 +283,51 @@ _terret_run_plan_note_limits (const TerretRunPlan *plan,
   terret_result_set_limits_hit (result, hit);
   terret_result_add_notice (result, notice);
   return hit;
+}
+
+/*
+ * _terret_run_plan_note_stop:
+ *
+ * When the run asked @process's unit for the stop sequence: which of its
+ * signals the command heard last before it ended, and how long the stop
+ * took, in @result, with a notice. Returns whether a stop was asked for.
+ */
+gboolean
+_terret_run_plan_note_stop (const TerretRunPlan *plan,
+                            TerretResult        *result,
+                            TerretProcess       *process)
+{
+  g_autofree char *seconds = NULL;
+  g_autofree char *notice = NULL;
+  TerretStopSignal by;
+  const char *how;
+  guint msec = 0;
+  int signum = 0;
+
+  if (process == NULL || !_terret_process_get_stop (process, &signum, &msec))
+    return FALSE;
+
+  switch (signum)
+    {
+    case SIGHUP:
+      by = TERRET_STOP_SIGNAL_HANGUP, how = "after SIGHUP";
+      break;
+    case SIGTERM:
+      by = TERRET_STOP_SIGNAL_TERMINATE, how = "after SIGTERM";
+      break;
+    case SIGKILL:
+      by = TERRET_STOP_SIGNAL_KILL, how = "by SIGKILL at the end of its grace";
+      break;
+    case 0:
+    case SIGINT:
+    default:
+      by = TERRET_STOP_SIGNAL_INTERRUPT, how = "after the interrupt";
+      break;
+    }
+  terret_result_set_stop (result, by, msec / 1000.0);
+  seconds = _terret_format_seconds (msec / 1000.0);
+  notice = g_strdup_printf ("It was stopped: it ended %s, %ss into the stop.", how, seconds);
+  terret_result_add_notice (result, notice);
+  (void)plan;
+  return TRUE;
 }

@@ -7,6 +7,7 @@
 
 #include <poll.h>
 
+#include "terret-launcher-wire.h"
 #include "terret-process-private.h"
 #include "terret-shell-session-private.h"
 
@@ -16,18 +17,23 @@
  * because a shell that is stuck never reads the request at all. */
 #define FAREWELL_MSEC 1000
 
+/* Past a close's grace, the unit's sweep is under way: a bound, not a
+ * step. */
+#define STOP_BOUND_MSEC 2000
+
 /*
  * _terret_shell_farewell:
  *
  * Asks the shell on @channel to exit, reads its terminal meanwhile (a
  * shell whose terminal holds unread bytes may not finish exiting), and
- * within a budget either sees it go or gives up; then ends everything
- * the shell started, whether bash left or not: its background jobs did
- * not. Blocking, so it works from any thread and wherever the caller's
+ * within a budget either sees it go or gives up; then stops everything
+ * the shell started, whether bash left or not (its background jobs did
+ * not): SIGHUP, SIGTERM, and the sweep at @stop_grace. Blocking, so it works from any thread and wherever the caller's
  * loop is.
  */
 void
-_terret_shell_farewell (TerretShellChannel *channel)
+_terret_shell_farewell (TerretShellChannel *channel,
+                        double              stop_grace)
 {
   static const char bye[] = "\\builtin exit\n";
   TerretProcess *process = terret_shell_channel_get_process (channel);
@@ -59,5 +65,13 @@ _terret_shell_farewell (TerretShellChannel *channel)
         }
     }
 
+  /* What it left (its background jobs, a dev server) hears a closing
+   * terminal's SIGHUP, then SIGTERM, and has the grace to finish; the
+   * unit's sweep bounds it. */
+  if (stop_grace > 0 && !_terret_process_is_gone (process))
+    {
+      _terret_process_stop (process, stop_grace, 0, TERRET_WIRE_STOP_CLOSE);
+      _terret_process_wait_gone (process, (int)(stop_grace * 1000) + STOP_BOUND_MSEC);
+    }
   terret_shell_channel_terminate (channel);
 }

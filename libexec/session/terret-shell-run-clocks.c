@@ -62,6 +62,9 @@ run_on_deadline (TerretShellRun *run)
       return;
     }
 
+  if (_terret_shell_run_stop (run, SHELL_STOP_TIMEOUT))
+    return;
+
   /* Kill and respawn rather than try to recover: after an interrupt the
    * shell's input and the output still in flight are in a state nothing
    * can account for. The next run gets a shell that is known, and the
@@ -88,6 +91,10 @@ run_end_by_clock (TerretShellRun *run,
                   TerretClock     clock)
 {
   TerretResult *result;
+
+  if (_terret_shell_run_stop (run, clock == TERRET_CLOCK_IDLE ? SHELL_STOP_IDLE
+                                                              : SHELL_STOP_DEADLINE))
+    return;
 
   _terret_shell_run_send_interrupt_now (run);
   _terret_shell_run_kill_shell (run);
@@ -132,7 +139,7 @@ _terret_shell_run_on_timer (TerretShellRun *run,
       /* With job control off the command shares bash's process group, so
        * killing what ignored the interrupt ends the shell too: the run
        * ends as one whose shell ended, and says why. */
-      run->escalated = TRUE;
+      run->escalated = run->stop == SHELL_STOP_NONE;
       _terret_shell_run_ended (run);
       break;
     case TERRET_SHELL_TIMER_HARD:

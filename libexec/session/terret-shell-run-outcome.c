@@ -10,6 +10,7 @@
 
 #include "config.h"
 
+#include "terret-process-private.h"
 #include "terret-shell-run-parts-private.h"
 #include "terret-util-private.h"
 
@@ -80,6 +81,7 @@ _terret_shell_run_return (TerretShellRun *run,
   if (task == NULL)
     task = _terret_detach_steal_poll (&run->detach);
 
+  _terret_shell_run_stop_outcome (run, &result, &error);
   run_detach_sources (run);
   run->host.funcs->finished (run->host.session, run, task == NULL ? result : NULL);
   run_free (run);
@@ -100,7 +102,12 @@ _terret_shell_run_return (TerretShellRun *run,
 void
 _terret_shell_run_kill_shell (TerretShellRun *run)
 {
+  TerretProcess *process = terret_shell_channel_get_process (run->host.channel);
+
   run->host.funcs->drop_sources (run->host.session);
+  /* A close's stop under way (SIGHUP, SIGTERM) has its grace first. */
+  if (process != NULL)
+    _terret_process_finish_stop (process);
   terret_shell_channel_terminate (run->host.channel);
 }
 

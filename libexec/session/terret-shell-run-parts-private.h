@@ -27,6 +27,16 @@ typedef enum
   EXCHANGE_COMMAND,
 } ExchangeKind;
 
+/* What a graceful stop of the command is for (terret-shell-run-stop.c). */
+typedef enum
+{
+  SHELL_STOP_NONE,
+  SHELL_STOP_TIMEOUT,
+  SHELL_STOP_DEADLINE,
+  SHELL_STOP_IDLE,
+  SHELL_STOP_CANCELLED,
+} ShellStop;
+
 struct _TerretShellRun
 {
   TerretShellRunHost host;      /* the session's; host.session (owned) */
@@ -72,6 +82,8 @@ struct _TerretShellRun
   guint left_open : 1;          /* bash asked for more of the command: it goes into an eval */
   guint take_back : 1;          /* the reader owes bash the ^C that takes it back */
   guint clocks_armed : 1;       /* the deadline and idle timeout run from the command's start */
+  ShellStop stop;               /* a graceful stop runs, and why */
+  TerretProcess *stop_process;  /* (owned) (nullable) the shell it stops, whose account it reads */
 };
 
 /* terret-shell-run.c */
@@ -97,6 +109,16 @@ void                 _terret_shell_run_input_note     (TerretShellRun *run,
                                                        TerretResult   *result,
                                                        gboolean        running);
 gboolean             _terret_shell_run_input_news     (TerretShellRun *run);
+
+/* terret-shell-run-stop.c */
+gboolean             _terret_shell_run_stop           (TerretShellRun *run,
+                                                       ShellStop       why);
+void                 _terret_shell_run_stop_outcome   (TerretShellRun *run,
+                                                       TerretResult  **result,
+                                                       GError        **error);
+
+/* terret-shell-run-stuck.c */
+char                *_terret_shell_run_describe_stuck (TerretProcess  *process);
 
 /* terret-shell-run-outcome.c */
 void                 _terret_shell_run_return         (TerretShellRun *run,

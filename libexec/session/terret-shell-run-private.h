@@ -97,6 +97,7 @@ void            _terret_shell_run_queue_input (TerretShellRun           *run,
                                                const guint8             *data,
                                                gsize                     len);
 void            _terret_shell_run_interrupt   (TerretShellRun           *run);
+gboolean        _terret_shell_run_is_cancelled_stop (TerretShellRun     *run);
 void            _terret_shell_run_ended       (TerretShellRun           *run);
 void            _terret_shell_run_on_readable (TerretShellRun           *run);
 void            _terret_shell_run_on_exited   (TerretShellRun           *run);

@@ -360,6 +360,12 @@ run_on_cancelled (GCancellable *cancellable,
   TerretShellRun *run = user_data;
   GError *error = NULL;
 
+  g_clear_pointer (&run->cancel_source, g_source_unref);
+  /* Stopped gracefully, the run answers when bash is back at its prompt
+   * (or the sweep ended it), with what the command printed. */
+  if (_terret_shell_run_stop (run, SHELL_STOP_CANCELLED))
+    return G_SOURCE_REMOVE;
+
   if (run->kind == EXCHANGE_COMMAND)
     _terret_shell_run_send_interrupt_now (run);
   _terret_shell_run_kill_shell (run);
@@ -563,9 +569,12 @@ _terret_shell_run_fail_handshake (TerretShellRun *run,
 {
   g_autoptr(GBytes) said = NULL;
   g_autoptr(GString) message = g_string_new (NULL);
+  g_autofree char *stuck = NULL;
   gsize len = 0;
   const char *data;
 
+  /* Before it is ended: what it was still running says why. */
+  stuck = _terret_shell_run_describe_stuck (terret_shell_channel_get_process (run->host.channel));
   _terret_shell_run_kill_shell (run);
   said = _terret_shell_run_take_partial (run, NULL, NULL);
   data = g_bytes_get_data (said, &len);
@@ -579,6 +588,10 @@ _terret_shell_run_fail_handshake (TerretShellRun *run,
       if (*text != '\0')
         g_string_append_printf (message, "; it said: %s", text);
     }
+  if (stuck != NULL)
+    g_string_append_printf (message, "; it was still running, before its first prompt (its "
+                                     "start-up, such as ~/.bashrc or /etc/profile, or the shell "
+                                     "setting's own): %s", stuck);
 
   _terret_shell_run_return (run, NULL, g_error_new_literal (TERRET_EXEC_ERROR,
                                                             TERRET_EXEC_ERROR_UNAVAILABLE,
@@ -605,6 +618,16 @@ _terret_shell_run_ended (TerretShellRun *run)
       g_autofree char *why = NULL;
       int wait_status = 0;
 
+      /* Closed while it started: not a shell that failed. */
+      if (run->host.funcs->close_requested (run->host.session))
+        {
+          _terret_shell_run_kill_shell (run);
+          _terret_shell_run_return (run, NULL,
+                                    g_error_new (G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                                                 "Session “%s” was closed while its shell "
+                                                 "started; nothing ran", run->host.key));
+          return;
+        }
       if (process != NULL && terret_process_get_exited (process, &wait_status))
         why = g_strdup_printf ("it exited (wait status %d)", wait_status);
       else

@@ -61,6 +61,7 @@ TerretResult       *_terret_shell_session_poll_finish (TerretShellSession   *sel
 void                _terret_shell_session_close       (TerretShellSession   *self);
 
 /* terret-shell-farewell.c */
-void                _terret_shell_farewell            (TerretShellChannel   *channel);
+void                _terret_shell_farewell            (TerretShellChannel   *channel,
+                                                       double                stop_grace);
 
 G_END_DECLS

@@ -27,6 +27,8 @@
 #include "terret-detach-private.h"
 #include "terret-error.h"
 #include "terret-shell-run-private.h"
+#include "terret-launcher-wire.h"
+#include "terret-process-private.h"
 #include "terret-shell-session-private.h"
 #include "terret-util-private.h"
 
@@ -71,6 +73,8 @@ struct _TerretShellSession
   gint64 parked_started;
   guint64 parked_bytes;
   TerretSpoolList spools;       /* full-output files, removed when the session closes */
+  GQueue deferred;              /* (element-type DeferredRun) runs waiting for a stop to end */
+  double stop_grace;            /* the current shell's settings': a close's grace */
   guint busy : 1;
   guint close_requested : 1;
 };
@@ -278,6 +282,7 @@ run_start_shell (GObject         *session,
 {
   TerretShellSession *self = TERRET_SHELL_SESSION (session);
 
+  self->stop_grace = settings->stop_grace;
   return self->start (self, settings, handshake_timeout, self->start_data, error);
 }
 
@@ -306,6 +311,53 @@ run_owe_notice (GObject    *session,
   g_mutex_unlock (&self->mutex);
 }
 
+/* A run that arrived while the session's command was being stopped for
+ * a caller that no longer waits for it (a cancel): it waits for the
+ * stop, bounded by its grace, instead of failing busy. */
+typedef struct
+{
+  TerretShellSession *self;     /* (owned) */
+  TerretRequest *request;       /* (owned) */
+  TerretRunPlan *plan;          /* (owned) */
+  GCancellable *cancellable;    /* (owned) (nullable) */
+  GAsyncReadyCallback callback;
+  gpointer user_data;
+  GMainContext *context;        /* (owned) */
+} DeferredRun;
+
+static gboolean
+deferred_resume (gpointer data)
+{
+  DeferredRun *deferred = data;
+
+  _terret_shell_session_run_async (deferred->self, deferred->request,
+                                   g_steal_pointer (&deferred->plan), deferred->cancellable,
+                                   deferred->callback, deferred->user_data);
+  g_object_unref (deferred->self);
+  g_object_unref (deferred->request);
+  g_clear_object (&deferred->cancellable);
+  g_main_context_unref (deferred->context);
+  g_free (deferred);
+  return G_SOURCE_REMOVE;
+}
+
+/* Called with the mutex held: the runs that waited go on, each on its
+ * own context, once the session is free. */
+static void
+session_resume_deferred (TerretShellSession *self)
+{
+  DeferredRun *deferred;
+
+  while ((deferred = g_queue_pop_head (&self->deferred)) != NULL)
+    {
+      g_autoptr(GSource) source = g_idle_source_new ();
+
+      g_source_set_static_name (source, "[terret] run after a stop");
+      g_source_set_callback (source, deferred_resume, deferred, NULL);
+      g_source_attach (source, deferred->context);
+    }
+}
+
 /* The session is free again before the run's outcome is returned,
  * because the caller's callback may start the next run at once. */
 static void
@@ -329,7 +381,38 @@ run_finished (GObject        *session,
       _terret_shell_run_describe (run, &command, &self->parked_started, &self->parked_bytes);
       self->parked_command = g_strdup (command);
     }
+  session_resume_deferred (self);
   g_mutex_unlock (&self->mutex);
+}
+
+/* Whether the run waits for the stop in progress; then @plan is taken. */
+static gboolean
+session_defer (TerretShellSession  *self,
+               TerretRequest       *request,
+               TerretRunPlan       *plan,
+               GCancellable        *cancellable,
+               GAsyncReadyCallback  callback,
+               gpointer             user_data)
+{
+  DeferredRun *deferred;
+
+  g_mutex_lock (&self->mutex);
+  if (!self->busy || self->run == NULL || !_terret_shell_run_is_cancelled_stop (self->run))
+    {
+      g_mutex_unlock (&self->mutex);
+      return FALSE;
+    }
+  deferred = g_new0 (DeferredRun, 1);
+  deferred->self = g_object_ref (self);
+  deferred->request = g_object_ref (request);
+  deferred->plan = plan;
+  deferred->cancellable = cancellable != NULL ? g_object_ref (cancellable) : NULL;
+  deferred->callback = callback;
+  deferred->user_data = user_data;
+  deferred->context = g_main_context_ref_thread_default ();
+  g_queue_push_tail (&self->deferred, deferred);
+  g_mutex_unlock (&self->mutex);
+  return TRUE;
 }
 
 static const TerretShellRunFuncs run_funcs = {
@@ -509,14 +592,18 @@ _terret_shell_session_run_async (TerretShellSession  *self,
                                  GAsyncReadyCallback  callback,
                                  gpointer             user_data)
 {
-  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  g_autoptr(GTask) task = NULL;
   g_autoptr(TerretResult) parked = NULL;
   g_autofree char *pending_notice = NULL;
-  g_autoptr(TerretRunPlan) owned_plan = plan;
+  g_autoptr(TerretRunPlan) owned_plan = NULL;
   g_autoptr(TerretSpool) spool = NULL;
   g_autoptr(GError) error = NULL;
   TerretShellRun *run;
 
+  if (session_defer (self, request, plan, cancellable, callback, user_data))
+    return;
+  owned_plan = plan;
+  task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, _terret_shell_session_run_async);
 
   if (g_task_return_error_if_cancelled (task))
@@ -750,9 +837,15 @@ _terret_shell_session_close (TerretShellSession *self)
     }
   if (self->busy)
     {
+      TerretProcess *process = terret_shell_channel_get_process (self->channel);
+
       self->close_requested = TRUE;
       g_mutex_unlock (&self->mutex);
-      terret_shell_channel_kill (self->channel);
+      /* As a terminal that closes: the run ends when its shell has. */
+      if (self->stop_grace > 0 && process != NULL)
+        _terret_process_stop (process, self->stop_grace, 0, TERRET_WIRE_STOP_CLOSE);
+      else
+        terret_shell_channel_kill (self->channel);
       _terret_spool_list_remove_all (&self->spools);
       return;
     }
@@ -765,7 +858,7 @@ _terret_shell_session_close (TerretShellSession *self)
   g_mutex_unlock (&self->mutex);
 
   session_drop_sources (self);
-  _terret_shell_farewell (self->channel);
+  _terret_shell_farewell (self->channel, self->stop_grace);
   _terret_shell_state_forget (&self->state);
 
   g_mutex_lock (&self->mutex);

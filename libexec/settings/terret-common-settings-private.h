@@ -39,6 +39,7 @@ typedef struct
   char *shell;
   double handshake_timeout;
   double interrupt_grace;
+  double stop_grace;            /* 0: SIGKILL at once */
   double drain_grace;
   double deadline;              /* 0: none */
   double idle_timeout;          /* 0: none */

@@ -106,6 +106,19 @@ static const TerretSettingDef defs[] = {
     .since = { "0.1", "0.2" },
   },
   {
+    .name = "stop-grace", .kind = TERRET_SETTING_DOUBLE, .engines = BOTH,
+    .offset = FIELD (stop_grace), .min = 0, .max = 3600,
+    .defaults = SAME (number, 3.0),
+    .blurb = { "Seconds a command ended by its timeout, deadline, a cancel or its session's close "
+               "has to finish: first ^C (or SIGINT to its group; SIGHUP on a close), SIGTERM "
+               "halfway, then SIGKILL of everything it started (0: SIGKILL at once)" },
+    .doc = "What the command prints meanwhile is in its result. The default, 3 s, is enough for "
+           "a test runner's or a build's summary and a server's clean-up, and short enough for "
+           "an agent waiting on the answer; systemd's 90 s is for services, not commands. A "
+           "request can set its own ([property@Terret.Request:stop-grace]).",
+    .since = { "0.3", "0.3" },
+  },
+  {
     .name = "drain-grace", .kind = TERRET_SETTING_DOUBLE, .engines = COMMAND,
     .offset = FIELD (drain_grace), .min = 0, .max = 3600, .defaults = SAME (number, 0.25),
     .blurb = { NULL, "Seconds to keep reading output after bash exits while background processes "
@@ -804,6 +817,8 @@ _terret_settings_prepare_launcher (const TerretSettings  *settings,
       if (limit != TERRET_LIMIT_NONE && _terret_settings_get_limit (settings, limit) != 0)
         terret_launcher_set_limit (launcher, limit, _terret_settings_get_limit (settings, limit));
     }
+  /* The stop a unit runs on its own when the host is gone. */
+  _terret_launcher_set_stop_grace (launcher, settings->stop_grace);
 
   return TRUE;
 }

@@ -13,5 +13,7 @@ G_BEGIN_DECLS
 TerretLauncher *_terret_launcher_new_for (TerretLauncherLink *launcher_link);
 gboolean        _terret_launcher_is_far  (TerretLauncher     *self);
 char           *_terret_launcher_describe_containment (gboolean sandboxed);
+void            _terret_launcher_set_stop_grace (TerretLauncher *self,
+                                                 double          seconds);
 
 G_END_DECLS

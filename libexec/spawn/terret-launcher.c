@@ -62,6 +62,7 @@ struct _TerretLauncher
   GArray *fds;                   /* (element-type FdMapping) taken descriptors */
   int terminal;                  /* taken, or -1 */
   guint64 limits[N_LIMITS];      /* by bit number of TerretLimits; 0: none */
+  guint stop_grace_msec;         /* the unit's own stop when the host is gone; 0: SIGKILL */
 };
 
 typedef struct
@@ -527,6 +528,13 @@ write_payload (TerretLauncher      *self,
       add_record (payload, TERRET_WIRE_KEY_LIMIT, value);
     }
 
+  if (self->stop_grace_msec > 0)
+    {
+      g_autofree char *value = g_strdup_printf ("%u", self->stop_grace_msec);
+
+      add_record (payload, TERRET_WIRE_KEY_STOP_GRACE, value);
+    }
+
   /* A memfd rather than the message itself: an argument vector or an
    * environment has no size a socket buffer is sure to take. */
   fd = memfd_create ("terret-spawn", MFD_CLOEXEC);
@@ -542,6 +550,16 @@ write_payload (TerretLauncher      *self,
     }
 
   return fd;
+}
+
+/* The grace of the stop the process's unit runs on its own when the
+ * host is gone (the host died or closed without a word): as the
+ * session's close, bounded by the unit. */
+void
+_terret_launcher_set_stop_grace (TerretLauncher *self,
+                                 double          seconds)
+{
+  self->stop_grace_msec = (guint)(CLAMP (seconds, 0, 3600) * 1000);
 }
 
 static const char *

@@ -56,9 +56,61 @@ struct _TerretProcess
   guint left_others : 1;        /* it ended leaving processes it started */
   guint far : 1;                /* it runs on a far side: its pid is not this host's */
   TerretLimits limits_hit;      /* what its cgroup refused, as of its end */
+  guint stop_sent : 1;          /* its unit runs the stop sequence */
+  int stop_signal;              /* the last signal the stop sequence sent, as of now */
+  int stop_signal_at_exit;      /* ... when the process ended; -1: it ended before any stop */
+  gint64 stop_began;            /* monotonic time the stop was asked for */
+  int stop_grace_msec;
+  gint64 stop_ended;            /* ... and the process's end, after it */
+  GArray *signalled;            /* (element-type TerretStopped) what the stop signalled */
 };
 
 G_DEFINE_FINAL_TYPE (TerretProcess, terret_process, G_TYPE_OBJECT)
+
+/* The most processes a stop's account keeps; the rest are counted out. */
+#define SIGNALLED_MAX 64
+
+/* One process the stop sequence signalled: the last signal it sent to a
+ * pid is the one that ended it. */
+static void
+process_note_signalled (TerretProcess *self,
+                        int            pid,
+                        int            signum,
+                        gboolean       is_process,
+                        const char    *cmdline,
+                        gsize          len)
+{
+  TerretStopped *entry = NULL;
+
+  for (guint i = 0; i < self->signalled->len; i++)
+    if (g_array_index (self->signalled, TerretStopped, i).pid == pid)
+      entry = &g_array_index (self->signalled, TerretStopped, i);
+  if (entry == NULL)
+    {
+      TerretStopped fresh = { 0 };
+      GString *text = g_string_new (NULL);
+
+      if (self->signalled->len >= SIGNALLED_MAX)
+        return;
+      /* NUL-separated arguments, the last cut anywhere: joined by spaces. */
+      for (gsize i = 0; i < len; i++)
+        g_string_append_c (text, cmdline[i] != '\0' ? cmdline[i] : ' ');
+      g_strchomp (text->str);
+      fresh.pid = pid;
+      fresh.is_process = is_process;
+      fresh.command = g_utf8_make_valid (text->str, -1);
+      g_string_free (text, TRUE);
+      g_array_append_val (self->signalled, fresh);
+      entry = &g_array_index (self->signalled, TerretStopped, self->signalled->len - 1);
+    }
+  entry->signum = signum;
+}
+
+static void
+stopped_clear (gpointer data)
+{
+  g_free (((TerretStopped *)data)->command);
+}
 
 /* Reads what the unit said, waiting up to @timeout_msec for something
  * when nothing is there (0: not at all, -1: as long as it takes). Wakes
@@ -72,6 +124,11 @@ process_read_locked (TerretProcess *self,
 
   while (self->unit_fd >= 0 && !self->gone)
     {
+      struct
+      {
+        TerretWireRecord record;
+        char cmdline[TERRET_WIRE_CMDLINE_MAX];
+      } event;
       TerretWireRecord record;
       ssize_t n;
 
@@ -88,13 +145,14 @@ process_read_locked (TerretProcess *self,
         }
 
       do
-        n = recv (self->unit_fd, &record, sizeof record, MSG_DONTWAIT);
+        n = recv (self->unit_fd, &event, sizeof event, MSG_DONTWAIT);
       while (n < 0 && errno == EINTR);
 
       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
         break;
 
-      if (n != sizeof record)
+      record = event.record;
+      if (n < (gssize)sizeof record)
         {
           /* The end, or a unit that died without saying so: either way
            * nothing it contained runs any more (a killed unit's orphans
@@ -106,8 +164,18 @@ process_read_locked (TerretProcess *self,
           break;
         }
 
+      if (record.type == TERRET_WIRE_EVENT_STOP_STAGE)
+        self->stop_signal = record.a;
+      else if (record.type == TERRET_WIRE_EVENT_SIGNALLED)
+        process_note_signalled (self, record.a, record.b, record.c != 0, event.cmdline,
+                                (gsize)n - sizeof record);
       if (record.type == TERRET_WIRE_EVENT_EXITED && !self->exited)
         {
+          if (self->stop_sent)
+            {
+              self->stop_signal_at_exit = self->stop_signal;
+              self->stop_ended = g_get_monotonic_time ();
+            }
           self->wait_status = record.a;
           self->left_others = record.b != 0;
           self->limits_hit = (TerretLimits)record.c;
@@ -248,6 +316,7 @@ terret_process_finalize (GObject *object)
   if (self->unit_fd >= 0)
     close (self->unit_fd);
   g_clear_pointer (&self->sources, g_ptr_array_unref);
+  g_clear_pointer (&self->signalled, g_array_unref);
   g_mutex_clear (&self->mutex);
 
   G_OBJECT_CLASS (terret_process_parent_class)->finalize (object);
@@ -268,6 +337,9 @@ terret_process_init (TerretProcess *self)
   g_mutex_init (&self->mutex);
   self->unit_fd = -1;
   self->sources = g_ptr_array_new ();
+  self->stop_signal_at_exit = -1;
+  self->signalled = g_array_new (FALSE, TRUE, sizeof (TerretStopped));
+  g_array_set_clear_func (self->signalled, stopped_clear);
 }
 
 /*
@@ -631,6 +703,134 @@ terret_process_signal_group (TerretProcess *self,
   g_mutex_unlock (&self->mutex);
 }
 
+/*
+ * _terret_process_stop:
+ *
+ * Asks the unit for the stop sequence (terret-launcher-stop.c): the
+ * process's group hears @first_signal (0: none, the caller wrote ^C to
+ * its terminal), or with %TERRET_WIRE_STOP_CLOSE in @flags everything
+ * hears SIGHUP and SIGCONT; SIGTERM follows halfway through @grace
+ * seconds, and the KILL sweep at their end. A @grace of 0 is a kill.
+ * The first stop holds its clock. Returns at once.
+ */
+void
+_terret_process_stop (TerretProcess *self,
+                      double         grace,
+                      int            first_signal,
+                      guint          flags)
+{
+  int msec = (int)(CLAMP (grace, 0, 3600) * 1000);
+
+  if (msec <= 0)
+    {
+      terret_process_kill (self);
+      return;
+    }
+
+  g_mutex_lock (&self->mutex);
+  if (!self->stop_sent && !self->kill_sent && !self->gone)
+    {
+      TerretWireRecord record = { TERRET_WIRE_CONTROL_STOP, msec, first_signal, (int32_t)flags };
+
+      self->stop_sent = TRUE;
+      self->stop_grace_msec = msec;
+      self->stop_began = g_get_monotonic_time ();
+      self->stop_signal = first_signal;
+      if (self->unit_fd >= 0)
+        while (send (self->unit_fd, &record, sizeof record, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 &&
+               errno == EINTR)
+          ;
+    }
+  g_mutex_unlock (&self->mutex);
+}
+
+/* The stop worked before its end: what is left stays (a session's shell
+ * back at its prompt), and a later stop starts afresh. */
+void
+_terret_process_stop_cancel (TerretProcess *self)
+{
+  g_mutex_lock (&self->mutex);
+  if (self->stop_sent)
+    process_send_locked (self, TERRET_WIRE_CONTROL_STOP_CANCEL, 0);
+  process_read_locked (self, 0);
+  self->stop_sent = FALSE;
+  self->stop_signal_at_exit = -1;
+  g_mutex_unlock (&self->mutex);
+}
+
+/*
+ * _terret_process_get_stop:
+ *
+ * Whether a stop was asked for; then @signum is the last signal its
+ * sequence had sent when the process ended (or as of now, when it has
+ * not: 0 for the caller's own ^C), and @msec how long the stop has taken
+ * until then.
+ */
+gboolean
+_terret_process_get_stop (TerretProcess *self,
+                          int           *signum,
+                          guint         *msec)
+{
+  gboolean sent;
+
+  g_mutex_lock (&self->mutex);
+  process_read_locked (self, 0);
+  sent = self->stop_sent;
+  if (sent)
+    {
+      gint64 end = self->stop_signal_at_exit >= 0 ? self->stop_ended : g_get_monotonic_time ();
+
+      *signum = self->stop_signal_at_exit >= 0 ? self->stop_signal_at_exit : self->stop_signal;
+      *msec = (guint)MAX ((end - self->stop_began) / 1000, 0);
+    }
+  g_mutex_unlock (&self->mutex);
+  return sent;
+}
+
+/* What the stop signalled: (element-type TerretStopped) (transfer container). */
+GArray *
+_terret_process_get_stopped (TerretProcess *self)
+{
+  GArray *copy;
+
+  g_mutex_lock (&self->mutex);
+  process_read_locked (self, 0);
+  copy = g_array_sized_new (FALSE, TRUE, sizeof (TerretStopped), self->signalled->len);
+  g_array_set_clear_func (copy, stopped_clear);
+  for (guint i = 0; i < self->signalled->len; i++)
+    {
+      TerretStopped entry = g_array_index (self->signalled, TerretStopped, i);
+
+      entry.command = g_strdup (entry.command);
+      g_array_append_val (copy, entry);
+    }
+  g_mutex_unlock (&self->mutex);
+  return copy;
+}
+
+/* Waits, blocking, up to @timeout_msec for nothing of the process to be
+ * left. Returns whether nothing is. */
+gboolean
+_terret_process_wait_gone (TerretProcess *self,
+                           int            timeout_msec)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64)timeout_msec * 1000;
+  gboolean gone;
+
+  g_mutex_lock (&self->mutex);
+  while (self->unit_fd >= 0 && !self->gone)
+    {
+      gint64 left = deadline - g_get_monotonic_time ();
+
+      if (left <= 0)
+        break;
+      process_read_locked (self, (int)MAX (left / 1000, 1));
+    }
+  gone = self->unit_fd < 0 || self->gone;
+  g_mutex_unlock (&self->mutex);
+  return gone;
+}
+
 /**
  * terret_process_kill:
  * @self: a process
@@ -657,12 +857,44 @@ terret_process_kill (TerretProcess *self)
  * a process stuck in the kernel, which no signal ends. */
 #define TERMINATE_MSEC (10 * 1000)
 
+/* How long past a stop's grace its sweep may take to be reported. */
+#define STOP_BOUND_MSEC 2000
+
+/*
+ * _terret_process_finish_stop:
+ *
+ * Waits, blocking, for a stop under way to run its course: its unit's
+ * sweep ends it at the grace's end, so the wait is bounded.
+ */
+void
+_terret_process_finish_stop (TerretProcess *self)
+{
+  gint64 deadline;
+
+  g_mutex_lock (&self->mutex);
+  if (self->stop_sent && !self->kill_sent)
+    {
+      deadline = self->stop_began + ((gint64)self->stop_grace_msec + STOP_BOUND_MSEC) * 1000;
+      while (self->unit_fd >= 0 && !self->gone)
+        {
+          gint64 left = deadline - g_get_monotonic_time ();
+
+          if (left <= 0)
+            break;
+          process_read_locked (self, (int)MAX (left / 1000, 1));
+        }
+    }
+  g_mutex_unlock (&self->mutex);
+}
+
 /**
  * terret_process_terminate:
  * @self: a process
  *
  * Kills the process and everything it started, and waits until nothing
- * of it is left. SIGKILL cannot be ignored, so the wait is short.
+ * of it is left. SIGKILL cannot be ignored, so the wait is short. A
+ * graceful stop under way is let run to its end first, which its grace
+ * bounds.
  *
  * Since: 0.2
  */
@@ -673,6 +905,7 @@ terret_process_terminate (TerretProcess *self)
 
   g_return_if_fail (TERRET_IS_PROCESS (self));
 
+  _terret_process_finish_stop (self);
   terret_process_kill (self);
 
   deadline = g_get_monotonic_time () + TERMINATE_MSEC * 1000;

@@ -86,6 +86,14 @@ launcher_parse_plan (char   *data,
             return EINVAL;
           plan->terminal = index;
         }
+      else if (strcmp (key, TERRET_WIRE_KEY_STOP_GRACE) == 0)
+        {
+          int grace;
+
+          if (sscanf (value, "%d", &grace) != 1 || grace < 0)
+            return EINVAL;
+          plan->stop_grace_ms = grace;
+        }
       else if (strcmp (key, TERRET_WIRE_KEY_LIMIT) == 0)
         {
           static const struct { const char *name; size_t offset; } limits[] = {

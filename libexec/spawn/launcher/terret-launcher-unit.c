@@ -6,11 +6,14 @@
  * itself up as a child subreaper, starts the process, reports its pid
  * and its end on the unit socket, and reaps every orphan the process
  * leaves: a `setsid` job, a `nohup` job, a double fork all stay its
- * descendants. When the library says KILL, or its end of the socket
- * closes (the session was closed, the executor disposed, the host died),
- * the unit SIGKILLs its children again and again, as grandchildren are
- * reparented to it, until none is left, and only then closes the socket:
- * the library's EOF means that nothing is left.
+ * descendants. When the library says STOP, the unit runs the stop
+ * sequence (terret-launcher-stop.c), which ends in the KILL sweep; when
+ * the library says KILL, the sweep comes at once: the unit SIGKILLs its
+ * children again and again, as grandchildren are reparented to it, until
+ * none is left, and only then closes the socket: the library's EOF means
+ * that nothing is left. When the library's end closes (the host died),
+ * the unit runs the stop of a closing terminal on its own, with the grace
+ * its spawn request gave (none: the sweep at once).
  */
 
 #include <errno.h>
@@ -363,6 +366,8 @@ launcher_unit_main (const Plan *plan,
                     size_t      n_child_fds)
 {
   Unit unit = { 0, unit_fd, 0, { { 0 }, { 0 }, 0 } };
+  UnitStop stop = { 0 };
+  int host_gone = 0;
   int report[2];
   int info[2];
   sigset_t mask;
@@ -423,14 +428,18 @@ launcher_unit_main (const Plan *plan,
 
   for (;;)
     {
-      struct pollfd pfds[2] = { { unit_fd, POLLIN, 0 }, { sigfd, POLLIN, 0 } };
+      struct pollfd pfds[2] = { { host_gone ? -1 : unit_fd, POLLIN, 0 }, { sigfd, POLLIN, 0 } };
 
-      if (poll (pfds, 2, -1) < 0)
+      if (poll (pfds, 2, unit_stop_wait_ms (&stop)) < 0)
         {
           if (errno == EINTR)
             continue;
           break;
         }
+
+      /* A stage of the stop that is due: the sweep ends it. */
+      if (unit_stop_due (&stop, unit.process))
+        break;
 
       if (pfds[1].revents & POLLIN)
         {
@@ -479,9 +488,35 @@ launcher_unit_main (const Plan *plan,
             n = recv (unit_fd, &control, sizeof control, 0);
           while (n < 0 && errno == EINTR);
 
-          if (n != sizeof control || control.type == TERRET_WIRE_CONTROL_KILL)
+          if (n != sizeof control)
+            {
+              /* The library is gone (the host died, or closed without a
+               * word): a closing terminal's stop, on the unit's own
+               * clock, unless one runs already. */
+              if (plan->stop_grace_ms <= 0)
+                break;
+              host_gone = 1;
+              stop.report_fd = -1;
+              if (!stop.active)
+                unit_stop_begin (&stop, unit.process, plan->stop_grace_ms, 0,
+                                 TERRET_WIRE_STOP_CLOSE, -1);
+              continue;
+            }
+          if (control.type == TERRET_WIRE_CONTROL_KILL)
             break;
-          if (control.type == TERRET_WIRE_CONTROL_SIGNAL_GROUP && control.a > 0 && control.a < NSIG)
+          if (control.type == TERRET_WIRE_CONTROL_STOP)
+            {
+              if (control.a <= 0)
+                break;
+              /* The first stop holds its clock; a KILL shortens it. */
+              if (!stop.active)
+                unit_stop_begin (&stop, unit.process, control.a, control.b,
+                                 (unsigned)control.c, unit_fd);
+            }
+          else if (control.type == TERRET_WIRE_CONTROL_STOP_CANCEL)
+            stop.active = 0;
+          else if (control.type == TERRET_WIRE_CONTROL_SIGNAL_GROUP && control.a > 0 &&
+                   control.a < NSIG)
             {
               /* The group outlives its leader while any member lives, so
                * it names the process's own group even after the process

@@ -28,6 +28,7 @@ typedef struct
   uint64_t limit_cpu;
   uint64_t limit_file_size;
   uint64_t limit_open_files;
+  int stop_grace_ms;            /* the stop the unit runs when the library is gone; 0: KILL */
 } Plan;
 
 /* Takes one spawn request off the request socket @sock, its descriptors
@@ -77,6 +78,31 @@ void launcher_kill_children (void (*on_reaped) (int pid, int status, void *data)
  * end them. No units: every child. */
 void launcher_kill_strays (const pid_t *units,
                            size_t       n_units);
+
+/* A stop sequence in progress (terret-launcher-stop.c). */
+typedef struct
+{
+  int active;
+  unsigned flags;               /* TERRET_WIRE_STOP_* */
+  int report_fd;                /* where stages are reported, or -1 (the library is gone) */
+  int64_t began_ms;             /* CLOCK_MONOTONIC */
+  int64_t term_ms;              /* when SIGTERM is due; -1 once sent */
+  int64_t kill_ms;              /* when the KILL sweep is due */
+} UnitStop;
+
+/* Begins the stop of the unit whose process is @process: its first
+ * signal now, SIGTERM at half @grace_ms, the sweep at @grace_ms. */
+void unit_stop_begin   (UnitStop       *stop,
+                        pid_t           process,
+                        int             grace_ms,
+                        int             first_signal,
+                        unsigned        flags,
+                        int             report_fd);
+/* Milliseconds until the next stage is due (a poll timeout), or -1. */
+int  unit_stop_wait_ms (const UnitStop *stop);
+/* Carries out the stages that are due. Returns 1 once the KILL sweep is. */
+int  unit_stop_due     (UnitStop       *stop,
+                        pid_t           process);
 
 /* `terret-launcher --supervise PROGRAM...` (terret-launcher-supervise.c):
  * runs @argv and contains what it starts, where no library is near. */

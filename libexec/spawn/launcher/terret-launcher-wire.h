@@ -70,6 +70,8 @@ typedef struct
 #define TERRET_WIRE_KEY_FD       "fd"        /* "INDEX TARGET": child descriptor INDEX becomes TARGET */
 #define TERRET_WIRE_KEY_TERMINAL "terminal"  /* "INDEX": a terminal, as 0, 1, 2 and controlling tty */
 #define TERRET_WIRE_KEY_LIMIT    "limit"     /* "NAME VALUE", NAME one of the limit names below */
+#define TERRET_WIRE_KEY_STOP_GRACE "stop-grace" /* milliseconds: the grace of the stop a unit runs
+                                                 * on its own when the library is gone (0: KILL) */
 
 /* The limits a process may be given, by name on the wire and as bits in
  * an EXITED record's c (those it hit). The bits are TerretLimits'. */
@@ -91,7 +93,17 @@ typedef enum
                                    * pid from the credentials the kernel attaches (SO_PASSCRED),
                                    * which are in the library's pid namespace when the launcher is
                                    * in another one (a sandbox) */
+  TERRET_WIRE_EVENT_STOP_STAGE = 5, /* a: the signal a stop sequence just sent (SIGINT, SIGHUP,
+                                     * SIGTERM, SIGKILL; 0 when it began with the library's own
+                                     * ^C); b: milliseconds since the stop began */
+  TERRET_WIRE_EVENT_SIGNALLED = 6, /* a: a pid the stop signalled (the unit's pid namespace); b:
+                                    * the signal; c: 1 for the process itself. The record may go
+                                    * on with its command line, NUL-separated: a reader that takes
+                                    * only the record loses nothing else (SOCK_SEQPACKET) */
 } TerretWireEventType;
+
+/* The most of a SIGNALLED event's command line that is sent. */
+#define TERRET_WIRE_CMDLINE_MAX 240
 
 /* Library to unit. The end of the socket means KILL. */
 typedef enum
@@ -101,7 +113,19 @@ typedef enum
   TERRET_WIRE_CONTROL_TERMINAL_MODES = 3, /* a terminal made on a far side back in the modes a
                                            * session needs (terret-launcher-terminal.h); a
                                            * local unit has none, and ignores it */
+  TERRET_WIRE_CONTROL_STOP = 4,           /* the stop sequence (terret-launcher-stop.c): a: the
+                                           * grace in milliseconds (0: KILL at once); b: the
+                                           * first signal for the process's group (0: none, the
+                                           * library wrote ^C); c: TERRET_WIRE_STOP_* */
+  TERRET_WIRE_CONTROL_STOP_CANCEL = 5,    /* the stop worked: what is left stays (a session's
+                                           * shell, back at its prompt) */
 } TerretWireControlType;
+
+/* How a stop goes on after its first signal. */
+#define TERRET_WIRE_STOP_CLOSE      (1u << 0)  /* a closing terminal: SIGHUP and SIGCONT to
+                                                * everything, then SIGTERM to everything */
+#define TERRET_WIRE_STOP_FOREGROUND (1u << 1)  /* a run on a terminal: SIGTERM to the process's
+                                                * group only (a session's bash ignores it) */
 
 typedef struct
 {

@@ -1,0 +1,98 @@
+/* terret-shell-run-stuck.c: what a shell that does not answer is doing
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * A shell that never answers its start-up handshake is most often
+ * blocked in something its start-up files run: a lock (a version
+ * manager's rehash lock, a `flock` in ~/.bashrc), a prompt, a network
+ * call. Its processes, read from /proc while they still run, name it,
+ * so the error alone says where to look.
+ */
+
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "terret-process-private.h"
+#include "terret-shell-run-parts-private.h"
+
+/* Processes named at most. */
+#define STUCK_MAX 6
+
+static char *
+read_proc (int         pid,
+           const char *what)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/%s", pid, what);
+  char *contents = NULL;
+  gsize len = 0;
+
+  if (!g_file_get_contents (path, &contents, &len, NULL))
+    return NULL;
+  /* NUL-separated arguments, joined by spaces. */
+  for (gsize i = 0; i + 1 < len; i++)
+    if (contents[i] == '\0')
+      contents[i] = ' ';
+  g_strchomp (contents);
+  return contents;
+}
+
+static void
+describe_one (GString *out,
+              int      pid)
+{
+  g_autofree char *cmdline = read_proc (pid, "cmdline");
+  g_autofree char *wchan = read_proc (pid, "wchan");
+  g_autofree char *valid = NULL;
+
+  if (cmdline == NULL || *cmdline == '\0')
+    return;
+  valid = g_utf8_make_valid (cmdline, -1);
+  if (out->len > 0)
+    g_string_append (out, ", ");
+  g_string_append_printf (out, "pid %d `%s`", pid, valid);
+  if (wchan != NULL && *wchan != '\0' && strcmp (wchan, "0") != 0)
+    g_string_append_printf (out, " (waiting in %s)", wchan);
+}
+
+/*
+ * _terret_shell_run_describe_stuck:
+ *
+ * What the shell of @process and what it started were running, for a
+ * shell on this host: "pid 12 `bash ...`, pid 13 `flock ~/.lock true`
+ * (waiting in ...)"; %NULL when nothing is known (a far side, no /proc).
+ */
+char *
+_terret_shell_run_describe_stuck (TerretProcess *process)
+{
+  g_autoptr(GString) out = g_string_new (NULL);
+  int pids[STUCK_MAX];
+  guint n = 0;
+
+  if (process == NULL || _terret_process_is_far (process) ||
+      terret_process_check_exited (process))
+    return NULL;
+
+  pids[n++] = terret_process_get_pid (process);
+  for (guint i = 0; i < n && n < STUCK_MAX; i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/proc/%d/task/%d/children", pids[i], pids[i]);
+      g_autofree char *children = NULL;
+      g_auto(GStrv) words = NULL;
+
+      if (!g_file_get_contents (path, &children, NULL, NULL))
+        continue;
+      words = g_strsplit (children, " ", -1);
+      for (guint j = 0; words[j] != NULL && n < STUCK_MAX; j++)
+        if (*words[j] != '\0')
+          pids[n++] = (int)g_ascii_strtoll (words[j], NULL, 10);
+    }
+
+  /* The deepest first: what the shell waits for, not the shell. */
+  for (guint i = n; i > 0; i--)
+    describe_one (out, pids[i - 1]);
+  if (out->len == 0)
+    return NULL;
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
