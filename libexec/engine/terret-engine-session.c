@@ -263,11 +263,12 @@ session_close (gpointer    state,
   g_autoptr(GPtrArray) sessions = g_ptr_array_new_with_free_func (g_object_unref);
   GHashTableIter iter;
   gpointer value;
+  g_autofree char *stolen_key = NULL;
 
   g_mutex_lock (&table->mutex);
   if (key != NULL)
     {
-      if (g_hash_table_steal_extended (table->sessions, key, NULL, &value))
+      if (g_hash_table_steal_extended (table->sessions, key, (gpointer *)&stolen_key, &value))
         g_ptr_array_add (sessions, value);
     }
   else

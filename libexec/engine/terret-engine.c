@@ -365,21 +365,25 @@ terret_engine_close_session (TerretExecutor *executor,
   if (key == NULL)
     {
       GHashTableIter iter;
+      gpointer stolen_key;
 
       g_hash_table_remove_all (priv->parked);
       g_hash_table_remove_all (priv->parked_infos);
       g_hash_table_iter_init (&iter, priv->spools);
-      while (g_hash_table_iter_next (&iter, NULL, &value))
+      while (g_hash_table_iter_next (&iter, &stolen_key, &value))
         {
           g_ptr_array_add (spools, value);
           g_hash_table_iter_steal (&iter);
+          g_free (stolen_key);
         }
     }
   else
     {
+      g_autofree char *stolen_key = NULL;
+
       g_hash_table_remove (priv->parked, key);
       g_hash_table_remove (priv->parked_infos, key);
-      if (g_hash_table_steal_extended (priv->spools, key, NULL, &value))
+      if (g_hash_table_steal_extended (priv->spools, key, (gpointer *)&stolen_key, &value))
         g_ptr_array_add (spools, value);
     }
   g_mutex_unlock (&priv->mutex);
