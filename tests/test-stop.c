@@ -188,8 +188,10 @@ test_close_hup (gconstpointer data)
   g_autoptr(TerretExecutor) executor = new_executor (data);
   g_autofree char *dir = terret_test_make_tmpdir ();
   g_autofree char *file = g_build_filename (dir, "hup", NULL);
+  /* `started` comes from the job once its trap is set: from the parent it
+   * could come first, and a close then find no trap to run. */
   g_autofree char *command = g_strdup_printf ("( trap 'sleep 0.3; echo hup > %s; exit' HUP TERM; "
-                                              "while :; do sleep 0.1; done ) & echo started; "
+                                              "echo started; while :; do sleep 0.1; done ) & "
                                               "wait", file);
   g_autoptr(TerretRequest) request = terret_request_new (command);
   g_autoptr(GAsyncResult) async_result = NULL;
