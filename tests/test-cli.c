@@ -1734,7 +1734,7 @@ test_serve_interactive_pty (void)
   server_start (&server, "--backend", "pty", NULL);
 
   server_send (&server, "{\"id\": 1, \"session\": \"s\", \"command\": \"read x; echo \\\"got:$x\\\"\", "
-                        "\"timeout\": 0.2, \"on_timeout\": \"detach\"}");
+                        "\"timeout\": 60, \"on_timeout\": \"detach\"}");
   response = server_recv_object (&server, &node);
   g_assert_true (json_object_get_boolean_member (response, "ok"));
   g_assert_true (json_object_get_boolean_member (response, "running"));

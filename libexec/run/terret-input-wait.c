@@ -36,13 +36,13 @@
 #define LINE_KEEP (4 * TERRET_INPUT_PROMPT_MAX)
 
 /* A look that finds no wait looks again this much later, then twice as
- * late each time, this many times (about 6 s in all) after the event
+ * late each time, this many times (about 13 s in all) after the event
  * that started it: a program that is still starting (python behind a
  * version manager's shims, a pager behind git) settles into its read
  * within that, and `sleep 1; read x` is seen too. That is a bounded
  * tail to an event, never a polling loop: after it, only a new event
  * (output, input, a poll, a list) looks again. */
-#define SETTLE_FIRST_SECONDS 0.05
+#define SETTLE_FIRST_SECONDS 0.1
 #define SETTLE_LOOKS 7
 
 /* How many looks a reader stopped for an end of file has to stop in. */

@@ -28,8 +28,10 @@
 #include "terret-shell-run-parts-private.h"
 
 /* How long the output stays quiet before the terminal is looked at: a
- * program prompts and reads at once, and a look costs a walk of /proc. */
-#define QUIET_SECONDS 0.05
+ * program prompts and reads at once, and a look costs a walk of /proc,
+ * which a command printing every few hundredths of a second must not
+ * pay for each line. */
+#define QUIET_SECONDS 0.2
 
 /* With on-input eof, a command that waits again after this many is
  * handed back instead: it does not take an end of file for an answer. */
