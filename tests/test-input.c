@@ -217,7 +217,10 @@ test_pager (void)
   g_autofree char *setup = NULL;
   g_autofree char *log = NULL;
 
-  if (g_find_program_in_path ("git") == NULL || g_find_program_in_path ("less") == NULL)
+  g_autofree char *git = g_find_program_in_path ("git");
+  g_autofree char *less = g_find_program_in_path ("less");
+
+  if (git == NULL || less == NULL)
     {
       g_test_skip ("git or less is not installed");
       return;

@@ -89,10 +89,11 @@ test_interrupt_summary (gconstpointer data)
   g_autoptr(TerretExecutor) executor = new_executor (data);
   g_autoptr(TerretResult) result = NULL;
   g_autofree char *out = NULL;
+  g_autofree char *python = g_find_program_in_path ("python3");
 
   g_test_summary ("A cancel interrupts first: a Python program's KeyboardInterrupt summary is "
                   "in the cancelled run's output, and the interrupt ended it.");
-  if (!g_find_program_in_path ("python3"))
+  if (python == NULL)
     {
       g_test_skip ("no python3");
       return;
