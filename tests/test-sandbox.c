@@ -19,6 +19,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <mqueue.h>
 #include <signal.h>
@@ -473,11 +474,26 @@ static gpointer
 listener_thread (gpointer data)
 {
   Listener *listener = data;
+  struct pollfd pending = { listener->fd, POLLIN, 0 };
   int fd;
 
-  while ((fd = accept4 (listener->fd, NULL, NULL, SOCK_CLOEXEC)) >= 0)
+  /* A connection is counted while it still waits in the backlog, before
+   * accept() takes it out: listener_reached() then sees it pending or
+   * counted, never neither, however late this thread is scheduled. */
+  for (;;)
     {
+      if (poll (&pending, 1, -1) < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          break;
+        }
+      if ((pending.revents & POLLIN) == 0)
+        break;
       g_atomic_int_inc (&listener->accepted);
+      fd = accept4 (listener->fd, NULL, NULL, SOCK_CLOEXEC);
+      if (fd < 0)
+        break;
       if (write (fd, listener->secret, strlen (listener->secret)) < 0)
         g_printerr ("listener: %s\n", g_strerror (errno));
       close (fd);
@@ -758,10 +774,25 @@ target_killed (Targets *t)
   return TRUE;
 }
 
+/* A connection still in @listener's backlog, not yet accepted. */
+static gboolean
+listener_pending (Listener *listener)
+{
+  struct pollfd pending = { listener->fd, POLLIN, 0 };
+
+  return poll (&pending, 1, 0) > 0 && (pending.revents & POLLIN) != 0;
+}
+
+/* Pending first, then counted: a connection the thread took in between
+ * was counted before it was taken. */
 static gboolean
 listener_reached (Targets *t)
 {
-  return g_atomic_int_get (&t->path_listener->accepted) > 0 ||
+  gboolean pending = listener_pending (t->path_listener) ||
+                     listener_pending (t->abstract_listener);
+
+  return pending ||
+         g_atomic_int_get (&t->path_listener->accepted) > 0 ||
          g_atomic_int_get (&t->abstract_listener->accepted) > 0;
 }
 
