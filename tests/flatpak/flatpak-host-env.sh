@@ -50,8 +50,10 @@ fh_setup () {
   echo "the host's own file" >"$FH_PROBE"
   FH_PREFIX=$prefix
 
-  # The app's files.
-  if ! meson install -C "$build" --destdir "$FH_WORK/app" --no-rebuild --quiet \
+  # The app's files: what runs (programs, libraries, modules, launchers),
+  # all of it built for the tests; the headers and GIR are not needed,
+  # and `meson test` does not build them.
+  if ! meson install -C "$build" --destdir "$FH_WORK/app" --no-rebuild --quiet --tags runtime \
        >"$FH_WORK/install.log" 2>&1; then
     cat "$FH_WORK/install.log" >&2
     echo "Bail out! meson install --destdir failed"
