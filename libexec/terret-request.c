@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "terret-enum-types.h"
-#include "terret-request-private.h"
+#include "terret-request.h"
 #include "terret-util-private.h"
 
 /**
@@ -414,18 +414,6 @@ terret_request_class_init (TerretRequestClass *klass)
   signals[SIGNAL_WAITING_FOR_INPUT] =
     g_signal_new ("waiting-for-input", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                   NULL, NULL, NULL, G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_BOOLEAN, G_TYPE_BOOLEAN);
-}
-
-/* For the engines: the command @self started waits for input. */
-void
-_terret_request_emit_waiting_for_input (TerretRequest *self,
-                                        const char    *prompt,
-                                        gboolean       secret,
-                                        gboolean       pager)
-{
-  g_return_if_fail (TERRET_IS_REQUEST (self));
-
-  g_signal_emit (self, signals[SIGNAL_WAITING_FOR_INPUT], 0, prompt, secret, pager);
 }
 
 static void

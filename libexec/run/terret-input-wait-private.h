@@ -7,26 +7,13 @@
 
 #include <glib.h>
 
+#include "terret-result-input-private.h"
 #include "terret-types.h"
 
 G_BEGIN_DECLS
 
 /* The longest prompt a result carries, in bytes. */
 #define TERRET_INPUT_PROMPT_MAX 256
-
-/* What a run knows of a wait for input: copied into each result. */
-typedef struct
-{
-  TerretInputState state;
-  char *prompt;                 /* (owned) (nullable) */
-  double since;                 /* seconds into the run; < 0 when not waiting */
-  guint secret : 1;
-  guint pager : 1;
-} TerretInputWait;
-
-void _terret_input_wait_clear (TerretInputWait       *wait);
-void _terret_input_wait_copy  (TerretInputWait       *dest,
-                               const TerretInputWait *src);
 
 /* What one look at a terminal's foreground group found. */
 typedef enum

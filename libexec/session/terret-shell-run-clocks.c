@@ -13,20 +13,6 @@
 #include "terret-shell-run-parts-private.h"
 #include "terret-util-private.h"
 
-/* The run hands its command back to its caller as @clock says; the
- * command goes on for polls. */
-void
-_terret_shell_run_detach (TerretShellRun *run,
-                          TerretClock     clock,
-                          double          seconds)
-{
-  g_autoptr(GTask) task = g_steal_pointer (&run->task);
-
-  _terret_clear_source (&run->cancel_source);
-  g_task_return_pointer (task, _terret_detach_begin (&run->detach, clock, seconds, run->host.key, TRUE),
-                         g_object_unref);
-}
-
 static void
 run_on_deadline (TerretShellRun *run)
 {

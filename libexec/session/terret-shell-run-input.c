@@ -23,7 +23,6 @@
 #include <termios.h>
 
 #include "terret-process-private.h"
-#include "terret-request-private.h"
 #include "terret-result-private.h"
 #include "terret-shell-run-parts-private.h"
 
@@ -80,13 +79,24 @@ _terret_shell_run_input_output (TerretShellRun *run,
 }
 
 /* Input went to the command. */
-void
-_terret_shell_run_input_sent (TerretShellRun *run)
+static void
+run_input_sent (TerretShellRun *run)
 {
   if (run->input == NULL || run->kind != EXCHANGE_COMMAND)
     return;
   _terret_input_watch_input (run->input);
   run_arm_quiet (run, QUIET_SECONDS);
+}
+
+/* Input for the command: noted first (the prompt it answers is no longer
+ * waited at; the write may end the run), then queued for its terminal. */
+void
+_terret_shell_run_send_input (TerretShellRun *run,
+                              const guint8   *data,
+                              gsize           len)
+{
+  run_input_sent (run);
+  _terret_shell_run_queue_input (run, data, len);
 }
 
 /* How soon to look whether readers stopped for an end of file have. */
@@ -102,7 +112,7 @@ run_begin_eof (TerretShellRun *run,
   static const guint8 quit = 'q';
 
   if (pager)
-    _terret_shell_run_queue_input (run, &quit, 1);
+    _terret_shell_run_send_input (run, &quit, 1);
   else if (_terret_input_watch_stop (run->input))
     run_arm_quiet (run, STOP_LOOK_SECONDS);
 }
@@ -124,7 +134,7 @@ run_finish_eof (TerretShellRun *run)
       modes.c_lflag |= ICANON;
       tcsetattr (fd, TCSANOW, &modes);
     }
-  _terret_shell_run_queue_input (run, &eof, 1);
+  _terret_shell_run_send_input (run, &eof, 1);
   _terret_input_watch_continue (run->input);
 }
 
@@ -222,36 +232,7 @@ _terret_shell_run_on_quiet (TerretShellRun *run)
       return;
     }
 
-  _terret_request_emit_waiting_for_input (request, prompt, secret, pager);
-}
-
-/* What @result says of a wait for input: for a command that goes on, as
- * the terminal is now (a poll is an event too); for one that ended, that
- * it does not wait. */
-void
-_terret_shell_run_input_note (TerretShellRun *run,
-                              TerretResult   *result,
-                              gboolean        running)
-{
-  TerretInputWait ended = { TERRET_INPUT_STATE_NOT_WAITING, NULL, -1, FALSE, FALSE };
-
-  if (run->input == NULL)
-    return;
-  if (!running)
-    {
-      _terret_result_set_input_wait (result, &ended);
-      return;
-    }
-  if (run->kind == EXCHANGE_COMMAND && run->out_pos >= run->out->len)
-    _terret_input_watch_look (run->input, terret_shell_channel_get_read_fd (run->host.channel),
-                              run->started);
-  _terret_result_set_input_wait (result, _terret_input_watch_get (run->input));
-  _terret_input_watch_told (run->input);
-}
-
-/* Whether a wait began that no result told yet. */
-gboolean
-_terret_shell_run_input_news (TerretShellRun *run)
-{
-  return run->input != NULL && _terret_input_watch_is_news (run->input);
+  /* The request's public signal, by name: a request is told nothing
+   * else by the engines. */
+  g_signal_emit_by_name (request, "waiting-for-input", prompt, secret, pager);
 }

@@ -4,13 +4,13 @@
  *
  * To the run's own task, or once a timeout detached it, to the poll in
  * flight, or parked for the next one; with the session told first that
- * it is free. Also the notices a result gathers on the way, and ending
- * the shell. Nothing here starts an exchange.
+ * it is free. Also the command handed back to its caller while it goes
+ * on (detached), and the notices a result gathers on the way. Nothing
+ * here starts an exchange.
  */
 
 #include "config.h"
 
-#include "terret-process-private.h"
 #include "terret-shell-run-parts-private.h"
 #include "terret-util-private.h"
 
@@ -97,18 +97,18 @@ _terret_shell_run_return (TerretShellRun *run,
     g_task_return_pointer (task, result, g_object_unref);
 }
 
-/* Kills the shell and everything it started, and waits until nothing of
- * it is left. */
+/* The run hands its command back to its caller as @clock says; the
+ * command goes on for polls. */
 void
-_terret_shell_run_kill_shell (TerretShellRun *run)
+_terret_shell_run_detach (TerretShellRun *run,
+                          TerretClock     clock,
+                          double          seconds)
 {
-  TerretProcess *process = terret_shell_channel_get_process (run->host.channel);
+  g_autoptr(GTask) task = g_steal_pointer (&run->task);
 
-  run->host.funcs->drop_sources (run->host.session);
-  /* A close's stop under way (SIGHUP, SIGTERM) has its grace first. */
-  if (process != NULL)
-    _terret_process_finish_stop (process);
-  terret_shell_channel_terminate (run->host.channel);
+  _terret_clear_source (&run->cancel_source);
+  g_task_return_pointer (task, _terret_detach_begin (&run->detach, clock, seconds, run->host.key, TRUE),
+                         g_object_unref);
 }
 
 /* Whether a timeout detached the run from its caller. */

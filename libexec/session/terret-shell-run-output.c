@@ -348,3 +348,34 @@ _terret_shell_run_strip_exit_echo (TerretShellRun *run,
         _terret_spool_truncate (run->spool, _terret_spool_get_seen (run->spool) - (sizeof echo - 1));
     }
 }
+
+/* What @result says of a wait for input: for a command that goes on, as
+ * the terminal is now (a poll is an event too); for one that ended, that
+ * it does not wait. */
+void
+_terret_shell_run_input_note (TerretShellRun *run,
+                              TerretResult   *result,
+                              gboolean        running)
+{
+  TerretInputWait ended = { TERRET_INPUT_STATE_NOT_WAITING, NULL, -1, FALSE, FALSE };
+
+  if (run->input == NULL)
+    return;
+  if (!running)
+    {
+      _terret_result_set_input_wait (result, &ended);
+      return;
+    }
+  if (run->kind == EXCHANGE_COMMAND && run->out_pos >= run->out->len)
+    _terret_input_watch_look (run->input, terret_shell_channel_get_read_fd (run->host.channel),
+                              run->started);
+  _terret_result_set_input_wait (result, _terret_input_watch_get (run->input));
+  _terret_input_watch_told (run->input);
+}
+
+/* Whether a wait began that no result told yet. */
+gboolean
+_terret_shell_run_input_news (TerretShellRun *run)
+{
+  return run->input != NULL && _terret_input_watch_is_news (run->input);
+}

@@ -2,12 +2,17 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * A run is written by concern, in layers that call only downwards:
- * terret-shell-run.c drives its exchanges (lines written, the terminal
- * read, deadlines, input, interrupts) and decides how each ends;
+ * A run is written by concern, in layers that call only downwards, top
+ * first: terret-shell-run-clocks.c, the session's timers as they reach
+ * the run; terret-shell-run.c drives its exchanges (the terminal read,
+ * markers, cancellation) and decides how each ends;
+ * terret-shell-run-input.c, a command waiting for input;
  * terret-shell-run-output.c turns what the terminal carried into output
- * and results; terret-shell-run-outcome.c hands the outcome over and
- * lets go of the shell.
+ * and results; terret-shell-run-outcome.c hands the outcome over (or
+ * the command back, detached); terret-shell-run-stop.c, the graceful
+ * stop; terret-shell-run-terminal.c writes to the shell's terminal and
+ * ends the shell. The one call upwards, a terminal found gone, goes
+ * through the run's on_gone.
  */
 
 #pragma once
@@ -84,31 +89,31 @@ struct _TerretShellRun
   guint clocks_armed : 1;       /* the deadline and idle timeout run from the command's start */
   ShellStop stop;               /* a graceful stop runs, and why */
   TerretProcess *stop_process;  /* (owned) (nullable) the shell it stops, whose account it reads */
+  /* What the run does when its writer finds the terminal gone: a call
+   * upwards, so the lowest layer needs nothing above it. */
+  void (*on_gone) (TerretShellRun *run);
 };
 
 /* terret-shell-run.c */
 void                 _terret_shell_run_start          (TerretShellRun *run,
                                                        ExchangeKind    kind);
-void                 _terret_shell_run_send_interrupt_now (TerretShellRun *run);
 void                 _terret_shell_run_fail_handshake (TerretShellRun *run,
                                                        const char     *why);
-
-/* terret-shell-run-clocks.c */
-void                 _terret_shell_run_detach         (TerretShellRun *run,
-                                                       TerretClock     clock,
-                                                       double          seconds);
 
 /* terret-shell-run-input.c */
 void                 _terret_shell_run_input_begin    (TerretShellRun *run);
 void                 _terret_shell_run_input_output   (TerretShellRun *run,
                                                        const guint8   *data,
                                                        gsize           len);
-void                 _terret_shell_run_input_sent     (TerretShellRun *run);
 void                 _terret_shell_run_on_quiet       (TerretShellRun *run);
-void                 _terret_shell_run_input_note     (TerretShellRun *run,
-                                                       TerretResult   *result,
-                                                       gboolean        running);
-gboolean             _terret_shell_run_input_news     (TerretShellRun *run);
+
+/* terret-shell-run-terminal.c */
+gboolean             _terret_shell_run_flush          (TerretShellRun *run);
+void                 _terret_shell_run_queue_input    (TerretShellRun *run,
+                                                       const guint8   *data,
+                                                       gsize           len);
+void                 _terret_shell_run_send_interrupt_now (TerretShellRun *run);
+void                 _terret_shell_run_kill_shell     (TerretShellRun *run);
 
 /* terret-shell-run-stop.c */
 gboolean             _terret_shell_run_stop           (TerretShellRun *run,
@@ -124,7 +129,9 @@ char                *_terret_shell_run_describe_stuck (TerretProcess  *process);
 void                 _terret_shell_run_return         (TerretShellRun *run,
                                                        TerretResult   *result,
                                                        GError         *error);
-void                 _terret_shell_run_kill_shell     (TerretShellRun *run);
+void                 _terret_shell_run_detach         (TerretShellRun *run,
+                                                       TerretClock     clock,
+                                                       double          seconds);
 
 /* terret-shell-run-output.c */
 gboolean             _terret_shell_run_feed           (TerretShellRun *run,
@@ -145,5 +152,9 @@ gboolean             _terret_shell_run_note_limits    (TerretShellRun *run,
                                                        int             wait_status);
 void                 _terret_shell_run_strip_exit_echo (TerretShellRun *run,
                                                        TerretResult   *result);
+void                 _terret_shell_run_input_note     (TerretShellRun *run,
+                                                       TerretResult   *result,
+                                                       gboolean        running);
+gboolean             _terret_shell_run_input_news     (TerretShellRun *run);
 
 G_END_DECLS

@@ -93,7 +93,7 @@ void            _terret_shell_run_poll        (TerretShellRun           *run,
                                                GTask                    *task,
                                                double                    wait,
                                                GCancellable             *cancellable);
-void            _terret_shell_run_queue_input (TerretShellRun           *run,
+void            _terret_shell_run_send_input  (TerretShellRun           *run,
                                                const guint8             *data,
                                                gsize                     len);
 void            _terret_shell_run_interrupt   (TerretShellRun           *run);

@@ -34,10 +34,6 @@
  * open (`sleep 100 & exit` must end the run at once, not in 100 s). */
 #define EXIT_GRACE_SECONDS 0.1
 
-/* ETX: a human's ^C. The terminal turns it into SIGINT for its foreground
- * process group, which with job control off is the session's own, so it
- * reaches the command's children as well as bash. */
-#define INTERRUPT_BYTE 0x03
 
 /* `--noediting` is load-bearing: on a terminal bash is interactive, and
  * readline echoes what it reads whatever the terminal's echo flag says.
@@ -57,7 +53,6 @@ static const char * const shell_flags[] = {
                        "is below what the shell needs"
 
 static const TerretDetachFuncs detach_funcs;
-static gboolean run_flush (TerretShellRun *run);
 static void run_complete_broken (TerretShellRun *run,
                                  const char     *why);
 static void run_on_marker (TerretShellRun *run);
@@ -94,6 +89,7 @@ _terret_shell_run_new (const TerretShellRunHost *host,
   run->out = g_byte_array_new ();
   run->hold = g_byte_array_new ();
   run->status = -1;
+  run->on_gone = _terret_shell_run_ended;
   _terret_detach_init (&run->detach, &detach_funcs, run, host->timers, TERRET_SHELL_TIMER_POLL);
   return run;
 }
@@ -159,7 +155,7 @@ run_adopt (gpointer      data,
   if (run->write_source != NULL)
     {
       _terret_clear_source (&run->write_source);
-      run_flush (run);
+      _terret_shell_run_flush (run);
     }
 }
 
@@ -234,121 +230,6 @@ _terret_shell_run_on_exited (TerretShellRun *run)
   run->shell_ended = TRUE;
   if (!_terret_timers_is_armed (run->host.timers, TERRET_SHELL_TIMER_EXIT_GRACE))
     _terret_timers_arm_in (run->host.timers, TERRET_SHELL_TIMER_EXIT_GRACE, EXIT_GRACE_SECONDS);
-}
-
-static gboolean
-run_on_writable (int          fd,
-                 GIOCondition condition,
-                 gpointer     user_data)
-{
-  run_flush (user_data);
-  return G_SOURCE_CONTINUE;
-}
-
-/* Writes what it can of @out. Returns FALSE when the run has been
- * completed (the terminal is gone). */
-static gboolean
-run_flush (TerretShellRun *run)
-{
-  TerretShellChannel *channel = run->host.channel;
-
-  while (run->out_pos < run->out->len)
-    {
-      g_autoptr(GError) error = NULL;
-      gssize n = terret_shell_channel_write (channel, run->out->data + run->out_pos,
-                                             run->out->len - run->out_pos, &error);
-
-      if (n < 0 && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
-        {
-          if (run->write_source == NULL)
-            {
-              run->write_source = g_unix_fd_source_new (terret_shell_channel_get_write_fd (channel),
-                                                        G_IO_OUT);
-              g_source_set_static_name (run->write_source, "[terret] shell request");
-              g_source_set_callback (run->write_source, G_SOURCE_FUNC (run_on_writable), run, NULL);
-              g_source_attach (run->write_source, run->context);
-            }
-          return TRUE;
-        }
-
-      if (n < 0)
-        {
-          /* EIO or EPIPE: the shell is gone. That is how it is learned,
-           * not a failure of ours. */
-          _terret_shell_run_ended (run);
-          return FALSE;
-        }
-
-      run->out_pos += n;
-      if (run->interrupt_end > 0 && run->out_pos >= run->interrupt_end)
-        {
-          run->interrupt_end = 0;
-          run->interrupt_written = TRUE;
-        }
-    }
-
-  /* Input keeps arriving for a long-running command: what was written
-   * is not kept. */
-  g_byte_array_set_size (run->out, 0);
-  run->out_pos = 0;
-  _terret_clear_source (&run->write_source);
-  return TRUE;
-}
-
-void
-_terret_shell_run_queue_input (TerretShellRun *run,
-                               const guint8   *data,
-                               gsize           len)
-{
-  if (run->kind != EXCHANGE_COMMAND)
-    {
-      if (run->early_input == NULL)
-        run->early_input = g_byte_array_new ();
-      g_byte_array_append (run->early_input, data, len);
-      return;
-    }
-
-  g_byte_array_append (run->out, data, len);
-  _terret_shell_run_input_sent (run);
-  /* A terminal that is gone ends the run, which says so; the input had
-   * nowhere to go, like keys typed at a closed terminal. */
-  run_flush (run);
-}
-
-/* ^C, now: the gentler half of ending a run, where the kill that follows
- * guarantees the rest, or what takes back a command bash asks the rest
- * of. A failure means the terminal is already gone. */
-void
-_terret_shell_run_send_interrupt_now (TerretShellRun *run)
-{
-  static const guint8 interrupt = INTERRUPT_BYTE;
-
-  terret_shell_channel_write (run->host.channel, &interrupt, 1, NULL);
-}
-
-/* Queues ^C behind any input already queued (the terminal sees them in
- * the order the caller sent them) and starts the grace after which a
- * command that did not react is killed. A later interrupt keeps the
- * grace that runs. */
-void
-_terret_shell_run_interrupt (TerretShellRun *run)
-{
-  static const guint8 interrupt = INTERRUPT_BYTE;
-
-  if (run->kind != EXCHANGE_COMMAND)
-    {
-      run->interrupt_requested = TRUE;
-      return;
-    }
-
-  g_byte_array_append (run->out, &interrupt, 1);
-  run->interrupt_end = run->out->len;
-  run->interrupt_written = FALSE;
-
-  if (!_terret_timers_is_armed (run->host.timers, TERRET_SHELL_TIMER_ESCALATE))
-    _terret_timers_arm_in (run->host.timers, TERRET_SHELL_TIMER_ESCALATE,
-                           run->plan->settings->interrupt_grace);
-  run_flush (run);
 }
 
 /* --- Cancellation --------------------------------------------------------- */
@@ -538,7 +419,7 @@ _terret_shell_run_start (TerretShellRun *run,
       return;
     }
 
-  run_flush (run);
+  _terret_shell_run_flush (run);
 }
 
 /*

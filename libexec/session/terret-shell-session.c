@@ -730,7 +730,7 @@ _terret_shell_session_send_input (TerretShellSession  *self,
     return FALSE;
 
   bytes = g_bytes_get_data (data, &len);
-  _terret_shell_run_queue_input (run, bytes, len);
+  _terret_shell_run_send_input (run, bytes, len);
   return TRUE;
 }
 

@@ -9,7 +9,7 @@
 #include "terret-output-line.h"
 #include "terret-capture-private.h"
 #include "terret-spool-private.h"
-#include "terret-input-wait-private.h"
+#include "terret-result-input-private.h"
 
 G_BEGIN_DECLS
 

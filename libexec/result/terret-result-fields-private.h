@@ -10,7 +10,7 @@
 
 #include <glib-object.h>
 
-#include "terret-input-wait-private.h"
+#include "terret-result-input-private.h"
 #include "terret-spool-private.h"
 #include "terret-types.h"
 

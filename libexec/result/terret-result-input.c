@@ -128,3 +128,24 @@ _terret_result_set_input_wait (TerretResult          *self,
 
   _terret_input_wait_copy (&self->input, wait);
 }
+
+void
+_terret_input_wait_clear (TerretInputWait *wait)
+{
+  g_clear_pointer (&wait->prompt, g_free);
+  wait->state = TERRET_INPUT_STATE_UNKNOWN;
+  wait->since = -1;
+  wait->secret = FALSE;
+  wait->pager = FALSE;
+}
+
+void
+_terret_input_wait_copy (TerretInputWait       *dest,
+                         const TerretInputWait *src)
+{
+  if (dest == src)
+    return;
+  g_free (dest->prompt);
+  *dest = *src;
+  dest->prompt = g_strdup (src->prompt);
+}
