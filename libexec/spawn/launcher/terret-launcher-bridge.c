@@ -66,14 +66,12 @@
  * only not the launcher. The library reads it (terret-launcher-link.c). */
 #define BRIDGE_NO_LAUNCHER 3
 
+/* A unit whose control socket is the library's unit socket. */
 typedef struct
 {
-  uint32_t id;
-  int lib;                      /* the library's unit socket; -1 once closed */
+  RelayUnit relay;              /* first: the set holds units as this */
   int gone;                     /* the far side said nothing is left */
   int exited;                   /* an EXITED went to the library */
-  RelayStream streams[TERRET_WIRE_MAX_FDS];
-  size_t n_streams;
 } BridgeUnit;
 
 typedef struct
@@ -86,9 +84,7 @@ typedef struct
   char words[WORDS_MAX];
   size_t n_words;
   int sigfd;
-  BridgeUnit **units;
-  size_t n_units;
-  size_t size_units;
+  RelayUnits units;
   uint32_t next_id;
   int far_lost;
 } Bridge;
@@ -246,7 +242,6 @@ stop_client (Bridge *bridge,
   while (bridge->client > 0)
     {
       struct pollfd pfd = { bridge->sigfd, POLLIN, 0 };
-      struct signalfd_siginfo si;
       int left = deadline - monotonic_msec ();
       pid_t pid;
 
@@ -265,8 +260,7 @@ stop_client (Bridge *bridge,
           continue;
         }
       if (poll (&pfd, 1, left) > 0)
-        while (read (bridge->sigfd, &si, sizeof si) == sizeof si)
-          ;
+        relay_read_signals (bridge->sigfd);
     }
 
   if (bridge->peer.in_fd >= 0)
@@ -505,14 +499,11 @@ connect_far (Bridge        *bridge,
 
 /* --- Units -------------------------------------------------------------- */
 
+/* The bridge's unit behind one of the set's. */
 static BridgeUnit *
-find_unit (Bridge   *bridge,
-           uint32_t  id)
+bridge_unit (RelayUnit *relay)
 {
-  for (size_t i = 0; i < bridge->n_units; i++)
-    if (bridge->units[i]->id == id)
-      return bridge->units[i];
-  return NULL;
+  return (BridgeUnit *)relay;
 }
 
 /* A spawn request: the plan goes to the far side with the direction of
@@ -572,9 +563,9 @@ handle_request (Bridge *bridge)
   unit = calloc (1, sizeof *unit);
   if (unit == NULL)
     abort ();
-  unit->id = ++bridge->next_id;
-  unit->lib = fds[TERRET_WIRE_FD_UNIT];
-  fcntl (unit->lib, F_SETFL, fcntl (unit->lib, F_GETFL) | O_NONBLOCK);
+  unit->relay.id = ++bridge->next_id;
+  unit->relay.control = fds[TERRET_WIRE_FD_UNIT];
+  fcntl (unit->relay.control, F_SETFL, fcntl (unit->relay.control, F_GETFL) | O_NONBLOCK);
   relay_buffer_append (&payload, data, st.st_size);
 
   /* Which way each descriptor goes: a terminal both; 0 and anything the
@@ -589,12 +580,12 @@ handle_request (Bridge *bridge)
         if ((size_t)plan.fds[j].index == i)
           target = plan.fds[j].target;
       if ((int)i == plan.terminal)
-        relay_stream_init (&unit->streams[i], fd, i, 1, 1);
+        relay_stream_init (&unit->relay.streams[i], fd, i, 1, 1);
       else
         {
           sends = target == 0 ||
                   (target != 1 && target != 2 && (fcntl (fd, F_GETFL) & O_ACCMODE) != O_WRONLY);
-          relay_stream_init (&unit->streams[i], fd, i, sends, !sends);
+          relay_stream_init (&unit->relay.streams[i], fd, i, sends, !sends);
           if (sends)
             {
               char value[24];
@@ -605,31 +596,21 @@ handle_request (Bridge *bridge)
             }
         }
       fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) | O_NONBLOCK);
-      unit->n_streams = i + 1;
+      unit->relay.n_streams = i + 1;
     }
   free (plan.argv);
   free (plan.envp);
   free (data);
   close (fds[TERRET_WIRE_FD_PAYLOAD]);
 
-  relay_send (&bridge->peer, FAR_SPAWN, unit->id, 0, payload.data + payload.start, payload.len);
+  relay_send (&bridge->peer, FAR_SPAWN, unit->relay.id, 0, payload.data + payload.start,
+              payload.len);
   relay_buffer_clear (&payload);
-
-  if (bridge->n_units == bridge->size_units)
-    {
-      size_t size_units = bridge->size_units ? bridge->size_units * 2 : 16;
-      BridgeUnit **units = realloc (bridge->units, size_units * sizeof *units);
-
-      if (units == NULL)
-        abort ();
-      bridge->units = units;
-      bridge->size_units = size_units;
-    }
-  bridge->units[bridge->n_units++] = unit;
+  relay_units_add (&bridge->units, &unit->relay);
 
   /* The unit's "pid" is its number: the library only needs it nonzero,
    * and its process's pid comes with STARTED. */
-  launcher_reply (bridge->sock, 0, unit->id);
+  launcher_reply (bridge->sock, 0, unit->relay.id);
   return 0;
 }
 
@@ -638,31 +619,22 @@ handle_request (Bridge *bridge)
  * ordered before the bytes written after it (a terminal's modes before a
  * request). */
 static void
-read_unit (Bridge     *bridge,
-           BridgeUnit *unit)
+read_unit (void      *data,
+           RelayUnit *relay)
 {
-  while (unit->lib >= 0)
+  Bridge *bridge = data;
+  BridgeUnit *unit = bridge_unit (relay);
+  TerretWireRecord record;
+  int got;
+
+  while ((got = relay_unit_read_control (relay, &record)) > 0)
+    if (!unit->gone)
+      relay_send_record (&bridge->peer, FAR_CONTROL, relay->id, &record);
+  if (got < 0 && !unit->gone)
     {
-      TerretWireRecord record;
-      ssize_t n;
+      TerretWireRecord kill_record = { TERRET_WIRE_CONTROL_KILL, 0, 0, 0 };
 
-      do
-        n = recv (unit->lib, &record, sizeof record, MSG_DONTWAIT);
-      while (n < 0 && errno == EINTR);
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-        return;
-      if (n != sizeof record)
-        {
-          TerretWireRecord kill_record = { TERRET_WIRE_CONTROL_KILL, 0, 0, 0 };
-
-          close (unit->lib);
-          unit->lib = -1;
-          if (!unit->gone)
-            relay_send_record (&bridge->peer, FAR_CONTROL, unit->id, &kill_record);
-          return;
-        }
-      if (!unit->gone)
-        relay_send_record (&bridge->peer, FAR_CONTROL, unit->id, &record);
+      relay_send_record (&bridge->peer, FAR_CONTROL, relay->id, &kill_record);
     }
 }
 
@@ -670,11 +642,11 @@ static void
 tell_library (BridgeUnit             *unit,
               const TerretWireRecord *record)
 {
-  if (unit->lib < 0)
+  if (unit->relay.control < 0)
     return;
   if (record->type == TERRET_WIRE_EVENT_EXITED)
     unit->exited = 1;
-  send (unit->lib, record, sizeof *record, MSG_NOSIGNAL | MSG_DONTWAIT);
+  send (unit->relay.control, record, sizeof *record, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
 /* Nothing of the unit is left on the far side: what it sent is all here
@@ -684,12 +656,12 @@ unit_gone (Bridge     *bridge,
            BridgeUnit *unit)
 {
   unit->gone = 1;
-  if (unit->lib >= 0)
-    close (unit->lib);
-  unit->lib = -1;
-  for (size_t i = 0; i < unit->n_streams; i++)
+  if (unit->relay.control >= 0)
+    close (unit->relay.control);
+  unit->relay.control = -1;
+  for (size_t i = 0; i < unit->relay.n_streams; i++)
     {
-      RelayStream *stream = &unit->streams[i];
+      RelayStream *stream = &unit->relay.streams[i];
 
       if (stream->sends)
         {
@@ -700,7 +672,7 @@ unit_gone (Bridge     *bridge,
       if (stream->receives)
         {
           stream->peer_end = 1;
-          relay_stream_pump_write (stream, &bridge->peer, unit->id);
+          relay_stream_pump_write (stream, &bridge->peer, unit->relay.id);
         }
     }
 }
@@ -711,9 +683,9 @@ static void
 far_lost (Bridge *bridge)
 {
   bridge->far_lost = 1;
-  for (size_t i = 0; i < bridge->n_units; i++)
+  for (size_t i = 0; i < bridge->units.n; i++)
     {
-      BridgeUnit *unit = bridge->units[i];
+      BridgeUnit *unit = bridge_unit (bridge->units.items[i]);
 
       if (unit->gone)
         continue;
@@ -737,10 +709,10 @@ handle_frame (void            *data,
               const uint8_t   *payload)
 {
   Bridge *bridge = data;
-  BridgeUnit *unit = find_unit (bridge, header->unit);
+  RelayUnit *relay = relay_units_find (&bridge->units, header->unit);
   TerretWireRecord record;
 
-  if (unit == NULL)
+  if (relay == NULL)
     return header->type == FAR_HELLO ? -1 : 0;
 
   switch (header->type)
@@ -748,20 +720,17 @@ handle_frame (void            *data,
     case FAR_EVENT:
       if (relay_record_from (payload, header->size, &record) < 0)
         return -1;
-      tell_library (unit, &record);
+      tell_library (bridge_unit (relay), &record);
       return 0;
 
     case FAR_GONE:
-      unit_gone (bridge, unit);
+      unit_gone (bridge, bridge_unit (relay));
       return 0;
 
     case FAR_DATA:
     case FAR_EOF:
     case FAR_CREDIT:
-      if (header->stream >= unit->n_streams)
-        return -1;
-      return relay_stream_receive (&unit->streams[header->stream], &bridge->peer, unit->id,
-                                   header, payload);
+      return relay_unit_receive (relay, &bridge->peer, header, payload);
 
     default:
       return -1;
@@ -771,22 +740,17 @@ handle_frame (void            *data,
 static void
 remove_done_units (Bridge *bridge)
 {
-  for (size_t i = 0; i < bridge->n_units; )
+  for (size_t i = 0; i < bridge->units.n; )
     {
-      BridgeUnit *unit = bridge->units[i];
+      BridgeUnit *unit = bridge_unit (bridge->units.items[i]);
       int done = unit->gone;
 
-      for (size_t j = 0; j < unit->n_streams && done; j++)
-        done = relay_stream_done (&unit->streams[j]);
-      if (!done)
-        {
-          i++;
-          continue;
-        }
-      for (size_t j = 0; j < unit->n_streams; j++)
-        relay_stream_close (&unit->streams[j]);
-      free (unit);
-      bridge->units[i] = bridge->units[--bridge->n_units];
+      for (size_t j = 0; j < unit->relay.n_streams && done; j++)
+        done = relay_stream_done (&unit->relay.streams[j]);
+      if (done)
+        relay_units_remove (&bridge->units, i);
+      else
+        i++;
     }
 }
 
@@ -837,36 +801,24 @@ launcher_bridge_main (int    sock,
   }
 
   /* Until the library is gone and every unit with it. */
-  while (bridge.sock >= 0 || bridge.n_units > 0)
+  while (bridge.sock >= 0 || bridge.units.n > 0)
     {
       size_t n = 0;
-      int waited;
 
-      relay_pollfds_reserve (&pfds, &size_pfds, 5 + bridge.n_units * (1 + TERRET_WIRE_MAX_FDS));
+      relay_pollfds_reserve (&pfds, &size_pfds, 5 + bridge.units.n * (1 + TERRET_WIRE_MAX_FDS));
 
       pfds[n++] = (struct pollfd) { bridge.sigfd, POLLIN, 0 };
       pfds[n++] = (struct pollfd) { bridge.sock, POLLIN, 0 };
-      pfds[n++] = (struct pollfd) { bridge.far_lost ? -1 : bridge.peer.in_fd, POLLIN, 0 };
-      pfds[n++] = (struct pollfd) { bridge.peer.outgoing.len > 0 ? bridge.peer.out_fd : -1,
-                                    POLLOUT, 0 };
+      n += relay_peer_poll (&bridge.peer, !bridge.far_lost, pfds + n);
       pfds[n++] = (struct pollfd) { bridge.client_err, POLLIN, 0 };
-      for (size_t i = 0; i < bridge.n_units; i++)
-        n += relay_unit_poll (pfds + n, bridge.units[i]->lib, bridge.units[i]->streams,
-                              bridge.units[i]->n_streams);
+      n += relay_units_poll (&bridge.units, pfds + n);
 
-      if ((waited = relay_wait (pfds, n)) <= 0)
-        {
-          if (waited == 0)
-            continue;
-          break;
-        }
+      if (relay_wait (pfds, n) < 0)
+        break;
 
       if (pfds[0].revents & POLLIN)
         {
-          struct signalfd_siginfo si;
-
-          while (read (bridge.sigfd, &si, sizeof si) == sizeof si)
-            ;
+          relay_read_signals (bridge.sigfd);
           if (bridge.client > 0 && waitpid (bridge.client, &bridge.client_status, WNOHANG) > 0)
             {
               bridge.client = 0;
@@ -880,21 +832,10 @@ launcher_bridge_main (int    sock,
           read_words (&bridge);
         }
 
-      n = 5;
-      for (size_t i = 0; i < bridge.n_units; i++)
-        {
-          BridgeUnit *unit = bridge.units[i];
-
-          /* Also when only the streams looked ready: a control sent before
-           * the bytes that made them so may have come in after its socket
-           * was polled. */
-          if ((pfds[n].revents != 0 || relay_streams_ready (pfds + n + 1, unit->n_streams)) &&
-              unit->lib >= 0)
-            read_unit (&bridge, unit);
-          n++;
-          relay_streams_pump (unit->streams, unit->n_streams, pfds + n, &bridge.peer, unit->id);
-          n += unit->n_streams;
-        }
+      /* Units in the order of the set as polled, each one's controls
+       * before its streams' bytes (read_unit). */
+      relay_units_pump (&bridge.units, pfds + 5, &bridge.peer, RELAY_CONTROL_BEFORE_STREAMS,
+                        read_unit, &bridge);
 
       if (pfds[2].revents & (POLLIN | POLLHUP | POLLERR))
         {
@@ -929,7 +870,7 @@ launcher_bridge_main (int    sock,
   if (bridge.client_status != 0 && !bridge.far_lost)
     status = 1;
   free (pfds);
-  free (bridge.units);
+  free (bridge.units.items);
   free (options.install);
   free (options.probe);
   free (options.far);

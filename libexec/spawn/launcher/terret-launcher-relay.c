@@ -5,8 +5,10 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -325,7 +327,9 @@ relay_stream_pump_write (RelayStream *stream,
   give_credit (stream, peer, unit, stream->pending.len == 0);
 }
 
-int
+/* A frame about the stream from the peer; returns -1 when the peer broke
+ * the protocol (more than its credit). */
+static int
 relay_stream_receive (RelayStream     *stream,
                       RelayPeer       *peer,
                       uint32_t         unit,
@@ -384,6 +388,80 @@ relay_stream_close (RelayStream *stream)
   relay_buffer_clear (&stream->pending);
 }
 
+/* --- Units -------------------------------------------------------------- */
+
+int
+relay_unit_read_control (RelayUnit        *unit,
+                         TerretWireRecord *record)
+{
+  ssize_t n;
+
+  do
+    n = recv (unit->control, record, sizeof *record, MSG_DONTWAIT);
+  while (n < 0 && errno == EINTR);
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+    return 0;
+  if (n != sizeof *record)
+    {
+      close (unit->control);
+      unit->control = -1;
+      return -1;
+    }
+  return 1;
+}
+
+int
+relay_unit_receive (RelayUnit       *unit,
+                    RelayPeer       *peer,
+                    const FarHeader *header,
+                    const uint8_t   *payload)
+{
+  if (header->stream >= unit->n_streams)
+    return -1;
+  return relay_stream_receive (&unit->streams[header->stream], peer, unit->id, header, payload);
+}
+
+void
+relay_units_add (RelayUnits *units,
+                 RelayUnit  *unit)
+{
+  if (units->n == units->size)
+    {
+      size_t size = units->size ? units->size * 2 : 16;
+      RelayUnit **items = realloc (units->items, size * sizeof *items);
+
+      if (items == NULL)
+        abort ();
+      units->items = items;
+      units->size = size;
+    }
+  units->items[units->n++] = unit;
+}
+
+RelayUnit *
+relay_units_find (const RelayUnits *units,
+                  uint32_t          id)
+{
+  for (size_t i = 0; i < units->n; i++)
+    if (units->items[i]->id == id)
+      return units->items[i];
+  return NULL;
+}
+
+void
+relay_units_remove (RelayUnits *units,
+                    size_t      i)
+{
+  RelayUnit *unit = units->items[i];
+
+  for (size_t j = 0; j < unit->n_streams; j++)
+    relay_stream_close (&unit->streams[j]);
+  if (unit->control >= 0)
+    close (unit->control);
+  free (unit);
+  units->items[i] = units->items[--units->n];
+}
+
 /* --- Polling ------------------------------------------------------------ */
 
 void
@@ -400,37 +478,59 @@ relay_pollfds_reserve (struct pollfd **pfds,
     abort ();
 }
 
-void
-relay_streams_poll (const RelayStream *streams,
-                    size_t             n_streams,
-                    struct pollfd     *pfds)
+size_t
+relay_peer_poll (const RelayPeer *peer,
+                 int              reading,
+                 struct pollfd   *pfds)
 {
-  for (size_t i = 0; i < n_streams; i++)
-    {
-      short events = relay_stream_events (&streams[i]);
-
-      pfds[i] = (struct pollfd) { events ? streams[i].fd : -1, events, 0 };
-    }
+  pfds[0] = (struct pollfd) { reading ? peer->in_fd : -1, POLLIN, 0 };
+  /* A descriptor with nothing wanted of it is not polled: a hung-up one
+   * would report its hangup again and again. */
+  pfds[1] = (struct pollfd) { peer->outgoing.len > 0 ? peer->out_fd : -1, POLLOUT, 0 };
+  return 2;
 }
 
 size_t
-relay_unit_poll (struct pollfd     *pfds,
-                 int                control,
-                 const RelayStream *streams,
-                 size_t             n_streams)
+relay_units_poll (const RelayUnits *units,
+                  struct pollfd    *pfds)
 {
-  pfds[0] = (struct pollfd) { control, POLLIN, 0 };
-  relay_streams_poll (streams, n_streams, pfds + 1);
-  return 1 + n_streams;
+  size_t n = 0;
+
+  for (size_t i = 0; i < units->n; i++)
+    {
+      const RelayUnit *unit = units->items[i];
+
+      pfds[n++] = (struct pollfd) { unit->control, POLLIN, 0 };
+      for (size_t j = 0; j < unit->n_streams; j++)
+        {
+          short events = relay_stream_events (&unit->streams[j]);
+
+          pfds[n++] = (struct pollfd) { events ? unit->streams[j].fd : -1, events, 0 };
+        }
+    }
+  return n;
 }
 
 int
 relay_wait (struct pollfd *pfds,
             size_t         n)
 {
-  if (poll (pfds, n, -1) >= 0)
-    return 1;
-  return errno == EINTR ? 0 : -1;
+  while (poll (pfds, n, -1) < 0)
+    if (errno != EINTR)
+      return -1;
+  return 0;
+}
+
+int
+relay_read_signals (int sigfd)
+{
+  struct signalfd_siginfo si;
+  int others = 0;
+
+  while (read (sigfd, &si, sizeof si) == sizeof si)
+    if (si.ssi_signo != SIGCHLD)
+      others = 1;
+  return others;
 }
 
 int
@@ -449,9 +549,9 @@ relay_dispatch (RelayPeer      *peer,
   return got < 0 ? -1 : 0;
 }
 
-int
-relay_streams_ready (const struct pollfd *pfds,
-                     size_t               n_streams)
+static int
+streams_ready (const struct pollfd *pfds,
+               size_t               n_streams)
 {
   for (size_t i = 0; i < n_streams; i++)
     if (pfds[i].revents != 0)
@@ -460,18 +560,31 @@ relay_streams_ready (const struct pollfd *pfds,
 }
 
 void
-relay_streams_pump (RelayStream         *streams,
-                    size_t               n_streams,
-                    const struct pollfd *pfds,
-                    RelayPeer           *peer,
-                    uint32_t             unit)
+relay_units_pump (RelayUnits          *units,
+                  const struct pollfd *pfds,
+                  RelayPeer           *peer,
+                  RelayControlOrder    order,
+                  RelayControlFunc     read_control,
+                  void                *data)
 {
-  for (size_t i = 0; i < n_streams; i++)
+  for (size_t i = 0; i < units->n; i++)
     {
-      if (pfds[i].revents & (POLLIN | POLLHUP | POLLERR))
-        relay_stream_pump_read (&streams[i], peer, unit);
-      if (pfds[i].revents & (POLLOUT | POLLERR))
-        relay_stream_pump_write (&streams[i], peer, unit);
+      RelayUnit *unit = units->items[i];
+      const struct pollfd *streams_pfds = pfds + 1;
+      int control_ready = pfds[0].revents != 0;
+
+      if (order == RELAY_CONTROL_BEFORE_STREAMS && !control_ready)
+        control_ready = streams_ready (streams_pfds, unit->n_streams);
+      if (control_ready && unit->control >= 0)
+        read_control (data, unit);
+      for (size_t j = 0; j < unit->n_streams; j++)
+        {
+          if (streams_pfds[j].revents & (POLLIN | POLLHUP | POLLERR))
+            relay_stream_pump_read (&unit->streams[j], peer, unit->id);
+          if (streams_pfds[j].revents & (POLLOUT | POLLERR))
+            relay_stream_pump_write (&unit->streams[j], peer, unit->id);
+        }
+      pfds += 1 + unit->n_streams;
     }
 }
 

@@ -4,9 +4,12 @@
  *
  * What the bridge (terret-launcher-bridge.c) and the far launcher
  * (terret-launcher-serve.c) do alike: frames queued for and parsed from
- * the peer, and streams carried under credit (terret-launcher-far.h).
- * Everything is non-blocking; each side's loop polls what
- * relay_*_events() asks for and calls the matching pump.
+ * the peer, streams carried under credit (terret-launcher-far.h), and the
+ * units they belong to. Everything is non-blocking; each side's loop
+ * polls its peer and its units (relay_peer_poll(), relay_units_poll())
+ * beside descriptors of its own, waits, and hands on what came:
+ * relay_units_pump() for the units, relay_dispatch() for the peer's
+ * frames.
  */
 
 #pragma once
@@ -114,42 +117,96 @@ void  relay_stream_pump_read  (RelayStream *stream,
 void  relay_stream_pump_write (RelayStream *stream,
                                RelayPeer   *peer,
                                uint32_t     unit);
-/* A frame about the stream from the peer; returns -1 when the peer broke
- * the protocol (more than its credit). */
-int   relay_stream_receive (RelayStream   *stream,
-                            RelayPeer     *peer,
-                            uint32_t       unit,
-                            const FarHeader *header,
-                            const uint8_t *payload);
 /* Whether nothing more will move either way. */
 int   relay_stream_done    (const RelayStream *stream);
 void  relay_stream_close   (RelayStream   *stream);
+
+/* One unit as both ends carry it: its control socket, which carries
+ * records (TerretWireRecord) between this end and the unit (the
+ * library's unit socket on the bridge, the unit process's own on the far
+ * side), and the process's descriptors as streams. Each end's unit holds
+ * one as its first member, so a RelayUnit of the set is the end's own. */
+typedef struct
+{
+  uint32_t id;
+  int control;                  /* -1 once closed */
+  RelayStream streams[TERRET_WIRE_MAX_FDS];
+  size_t n_streams;
+} RelayUnit;
+
+/* The next record on the unit's control socket, which is open: 1 with
+ * @record set, 0 when there is none now, -1 at the socket's end (or for
+ * a broken record), which closes it. */
+int   relay_unit_read_control (RelayUnit        *unit,
+                               TerretWireRecord *record);
+/* A DATA, EOF or CREDIT frame for one of the unit's streams; returns -1
+ * when the peer broke the protocol. */
+int   relay_unit_receive   (RelayUnit       *unit,
+                            RelayPeer       *peer,
+                            const FarHeader *header,
+                            const uint8_t   *payload);
+
+/* An end's units, in the order they are polled. */
+typedef struct
+{
+  RelayUnit **items;
+  size_t n;
+  size_t size;
+} RelayUnits;
+
+/* Takes @unit, allocated whole by its end with malloc(). */
+void       relay_units_add    (RelayUnits       *units,
+                               RelayUnit        *unit);
+RelayUnit *relay_units_find   (const RelayUnits *units,
+                               uint32_t          id);
+/* Closes what is left of the @i-th unit and frees it; the last unit
+ * takes its place. */
+void       relay_units_remove (RelayUnits       *units,
+                               size_t            i);
 
 /* Makes room for @need entries in *@pfds. */
 void  relay_pollfds_reserve (struct pollfd **pfds,
                              size_t         *size,
                              size_t          need);
-/* One entry per stream, from @pfds on; a stream with nothing wanted of
- * it is not polled (a hung-up descriptor would report its hangup again
- * and again). */
-void  relay_streams_poll   (const RelayStream   *streams,
-                            size_t               n_streams,
+/* The peer's two entries: its output, read while @reading, and its
+ * input while frames are queued for it. Returns how many they took. */
+size_t relay_peer_poll     (const RelayPeer     *peer,
+                            int                  reading,
                             struct pollfd       *pfds);
-/* One unit's entries: its control socket, then its streams; returns
- * how many it took. */
-size_t relay_unit_poll     (struct pollfd       *pfds,
-                            int                  control,
-                            const RelayStream   *streams,
-                            size_t               n_streams);
-/* Waits for news on @pfds: 1, 0 for a signal (poll again), -1 on error. */
+/* Each unit's entries, in the order of the set, from @pfds on: its
+ * control socket, then its streams; a stream with nothing wanted of it
+ * is not polled (a hung-up descriptor would report its hangup again and
+ * again). Returns how many they took. */
+size_t relay_units_poll    (const RelayUnits    *units,
+                            struct pollfd       *pfds);
+/* Waits for news on @pfds, through any signal; returns -1 on error. */
 int   relay_wait           (struct pollfd       *pfds,
                             size_t               n);
-/* Whether any of the streams' entries came back with news. */
-int   relay_streams_ready  (const struct pollfd *pfds,
-                            size_t               n_streams);
-/* Moves what the streams' entries say can move. */
-void  relay_streams_pump   (RelayStream         *streams,
-                            size_t               n_streams,
+/* Reads all the signalfd @sigfd holds; returns whether a signal other
+ * than SIGCHLD came. */
+int   relay_read_signals   (int                  sigfd);
+
+/* Reads what the unit's control socket holds (called while it is open). */
+typedef void (*RelayControlFunc) (void      *data,
+                                  RelayUnit *unit);
+
+/* When a unit's control socket is read after a poll. */
+typedef enum
+{
+  RELAY_CONTROL_ALONE,          /* when its own entry came back with news */
+  RELAY_CONTROL_BEFORE_STREAMS, /* also when only its streams' did: a control
+                                 * is ordered before the bytes written after
+                                 * it, and may have come in after its socket
+                                 * was polled */
+} RelayControlOrder;
+
+/* After a poll of relay_units_poll()'s entries at @pfds, unit by unit in
+ * the order of the set: its control read with @read_control as @order
+ * says, then what its streams' entries say can move. The set stays as
+ * it was polled: @read_control adds or removes no unit. */
+void  relay_units_pump     (RelayUnits          *units,
                             const struct pollfd *pfds,
                             RelayPeer           *peer,
-                            uint32_t             unit);
+                            RelayControlOrder    order,
+                            RelayControlFunc     read_control,
+                            void                *data);

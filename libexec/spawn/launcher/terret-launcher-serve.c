@@ -41,24 +41,29 @@
 #include "terret-launcher-terminal.h"
 #include "terret-launcher-unit.h"
 
+/* A unit whose control socket is our end of the unit process's socket
+ * (-1 once it ended). */
 typedef struct
 {
-  uint32_t id;
+  RelayUnit relay;              /* first: the set holds units as this */
   pid_t pid;                    /* the unit process; 0 once reaped */
-  int sock;                     /* our end of its socket; -1 once it ended */
-  RelayStream streams[TERRET_WIRE_MAX_FDS];
-  size_t n_streams;
 } ServeUnit;
 
 typedef struct
 {
   RelayPeer peer;
   int sigfd;
-  ServeUnit **units;
-  size_t n_units;
-  size_t size_units;
+  RelayUnits units;
   int ending;
 } Serve;
+
+/* The @i-th unit, as the set holds it. */
+static ServeUnit *
+serve_unit (Serve  *serve,
+            size_t  i)
+{
+  return (ServeUnit *)serve->units.items[i];
+}
 
 /* --- Starting a unit ---------------------------------------------------- */
 
@@ -215,8 +220,8 @@ start_unit (Serve         *serve,
       error = ENOMEM;
       goto failed;
     }
-  unit->id = id;
-  unit->sock = -1;
+  unit->relay.id = id;
+  unit->relay.control = -1;
 
   stage = TERRET_WIRE_STAGE_DESCRIPTORS;
   for (size_t i = 0; i < n_child; i++)
@@ -231,7 +236,7 @@ start_unit (Serve         *serve,
               error = errno;
               goto failed;
             }
-          relay_stream_init (&unit->streams[i], ends[0], i, 1, 1);
+          relay_stream_init (&unit->relay.streams[i], ends[0], i, 1, 1);
           child_fds[i] = ends[1];
         }
       else if (pipe2 (ends, O_CLOEXEC) < 0)
@@ -241,15 +246,15 @@ start_unit (Serve         *serve,
         }
       else if (inputs[i])
         {
-          relay_stream_init (&unit->streams[i], ends[1], i, 0, 1);
+          relay_stream_init (&unit->relay.streams[i], ends[1], i, 0, 1);
           child_fds[i] = ends[0];
         }
       else
         {
-          relay_stream_init (&unit->streams[i], ends[0], i, 1, 0);
+          relay_stream_init (&unit->relay.streams[i], ends[0], i, 1, 0);
           child_fds[i] = ends[1];
         }
-      unit->n_streams = i + 1;
+      unit->relay.n_streams = i + 1;
     }
 
   stage = TERRET_WIRE_STAGE_FORK;
@@ -277,24 +282,15 @@ start_unit (Serve         *serve,
     }
 
   close (pair[1]);
-  unit->sock = pair[0];
+  unit->relay.control = pair[0];
   for (size_t i = 0; i < n_child; i++)
     {
+      int fd = unit->relay.streams[i].fd;
+
       close (child_fds[i]);
-      fcntl (unit->streams[i].fd, F_SETFL, fcntl (unit->streams[i].fd, F_GETFL) | O_NONBLOCK);
+      fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) | O_NONBLOCK);
     }
-
-  if (serve->n_units == serve->size_units)
-    {
-      size_t size_units = serve->size_units ? serve->size_units * 2 : 16;
-      ServeUnit **units = realloc (serve->units, size_units * sizeof *units);
-
-      if (units == NULL)
-        abort ();
-      serve->units = units;
-      serve->size_units = size_units;
-    }
-  serve->units[serve->n_units++] = unit;
+  relay_units_add (&serve->units, &unit->relay);
   free (plan.argv);
   free (plan.envp);
   free (program);
@@ -304,9 +300,9 @@ start_unit (Serve         *serve,
 failed:
   if (unit != NULL)
     {
-      for (size_t i = 0; i < unit->n_streams; i++)
+      for (size_t i = 0; i < unit->relay.n_streams; i++)
         {
-          relay_stream_close (&unit->streams[i]);
+          relay_stream_close (&unit->relay.streams[i]);
           close (child_fds[i]);
         }
       free (unit);
@@ -323,50 +319,35 @@ failed:
 
 /* --- Units -------------------------------------------------------------- */
 
-static ServeUnit *
-find_unit (Serve    *serve,
-           uint32_t  id)
-{
-  for (size_t i = 0; i < serve->n_units; i++)
-    if (serve->units[i]->id == id)
-      return serve->units[i];
-  return NULL;
-}
-
+/* One record from the unit: one read per poll. */
 static void
-read_unit (Serve     *serve,
-           ServeUnit *unit)
+read_unit (void      *data,
+           RelayUnit *unit)
 {
+  Serve *serve = data;
   TerretWireRecord record;
-  ssize_t n;
+  int got = relay_unit_read_control (unit, &record);
 
-  do
-    n = recv (unit->sock, &record, sizeof record, MSG_DONTWAIT);
-  while (n < 0 && errno == EINTR);
-  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-    return;
-  if (n != sizeof record)
+  if (got < 0)
     {
       /* The unit's EOF: everything it contained is gone. What the process
        * wrote may still be on its way through the streams; the bridge
        * hears GONE once it is. Nobody reads what is written now. */
-      close (unit->sock);
-      unit->sock = -1;
       for (size_t i = 0; i < unit->n_streams; i++)
         if (!unit->streams[i].sends)
           relay_stream_close (&unit->streams[i]);
       return;
     }
   /* Its pid as the bridge's host sees it means nothing there. */
-  if (record.type != TERRET_WIRE_EVENT_PID)
+  if (got > 0 && record.type != TERRET_WIRE_EVENT_PID)
     relay_send_record (&serve->peer, FAR_EVENT, unit->id, &record);
 }
 
 /* A unit is over when its socket ended and its output was all sent. */
 static int
-unit_over (ServeUnit *unit)
+unit_over (const RelayUnit *unit)
 {
-  if (unit->sock >= 0)
+  if (unit->control >= 0)
     return 0;
   for (size_t i = 0; i < unit->n_streams; i++)
     if (!unit->streams[i].read_end)
@@ -377,20 +358,17 @@ unit_over (ServeUnit *unit)
 static void
 remove_over_units (Serve *serve)
 {
-  for (size_t i = 0; i < serve->n_units; )
+  for (size_t i = 0; i < serve->units.n; )
     {
-      ServeUnit *unit = serve->units[i];
+      RelayUnit *unit = serve->units.items[i];
 
-      if (!unit_over (unit))
+      if (unit_over (unit))
         {
-          i++;
-          continue;
+          relay_send (&serve->peer, FAR_GONE, unit->id, 0, NULL, 0);
+          relay_units_remove (&serve->units, i);
         }
-      relay_send (&serve->peer, FAR_GONE, unit->id, 0, NULL, 0);
-      for (size_t j = 0; j < unit->n_streams; j++)
-        relay_stream_close (&unit->streams[j]);
-      free (unit);
-      serve->units[i] = serve->units[--serve->n_units];
+      else
+        i++;
     }
 }
 
@@ -409,10 +387,10 @@ reap (Serve *serve)
     {
       int is_unit = 0;
 
-      for (size_t i = 0; i < serve->n_units; i++)
-        if (serve->units[i]->pid == pid)
+      for (size_t i = 0; i < serve->units.n; i++)
+        if (serve_unit (serve, i)->pid == pid)
           {
-            serve->units[i]->pid = 0;
+            serve_unit (serve, i)->pid = 0;
             is_unit = 1;
             if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
               stray = 1;
@@ -422,9 +400,9 @@ reap (Serve *serve)
     }
   if (!stray)
     return;
-  for (size_t i = 0; i < serve->n_units && n < sizeof units / sizeof units[0]; i++)
-    if (serve->units[i]->pid > 0)
-      units[n++] = serve->units[i]->pid;
+  for (size_t i = 0; i < serve->units.n && n < sizeof units / sizeof units[0]; i++)
+    if (serve_unit (serve, i)->pid > 0)
+      units[n++] = serve_unit (serve, i)->pid;
   launcher_kill_strays (units, n);
 }
 
@@ -432,7 +410,7 @@ reap (Serve *serve)
  * a command did to it (`stty echo`): before the bytes that follow, which
  * come after this in the same frames. One read when nothing changed. */
 static void
-reset_terminal (ServeUnit *unit)
+reset_terminal (RelayUnit *unit)
 {
   for (size_t i = 0; i < unit->n_streams; i++)
     {
@@ -458,7 +436,7 @@ handle_frame (void            *data,
               const uint8_t   *payload)
 {
   Serve *serve = data;
-  ServeUnit *unit;
+  RelayUnit *unit;
   TerretWireRecord record;
 
   if (header->type == FAR_BYE)
@@ -468,13 +446,13 @@ handle_frame (void            *data,
     }
   if (header->type == FAR_SPAWN)
     {
-      if (find_unit (serve, header->unit) != NULL)
+      if (relay_units_find (&serve->units, header->unit) != NULL)
         return -1;
       start_unit (serve, header->unit, payload, header->size);
       return 0;
     }
 
-  unit = find_unit (serve, header->unit);
+  unit = relay_units_find (&serve->units, header->unit);
   /* A unit that is over may still hear about its streams. */
   if (unit == NULL)
     return 0;
@@ -484,18 +462,15 @@ handle_frame (void            *data,
     case FAR_DATA:
     case FAR_EOF:
     case FAR_CREDIT:
-      if (header->stream >= unit->n_streams)
-        return -1;
-      return relay_stream_receive (&unit->streams[header->stream], &serve->peer, unit->id,
-                                   header, payload);
+      return relay_unit_receive (unit, &serve->peer, header, payload);
 
     case FAR_CONTROL:
       if (relay_record_from (payload, header->size, &record) < 0)
         return -1;
       if (record.type == TERRET_WIRE_CONTROL_TERMINAL_MODES)
         reset_terminal (unit);
-      else if (unit->sock >= 0)
-        send (unit->sock, &record, sizeof record, MSG_NOSIGNAL | MSG_DONTWAIT);
+      else if (unit->control >= 0)
+        send (unit->control, &record, sizeof record, MSG_NOSIGNAL | MSG_DONTWAIT);
       return 0;
 
     default:
@@ -580,49 +555,28 @@ launcher_serve_main (char **argv)
   while (!serve.ending)
     {
       size_t n = 0;
-      int waited;
 
-      relay_pollfds_reserve (&pfds, &size_pfds, 3 + serve.n_units * (1 + TERRET_WIRE_MAX_FDS));
+      relay_pollfds_reserve (&pfds, &size_pfds, 3 + serve.units.n * (1 + TERRET_WIRE_MAX_FDS));
 
       pfds[n++] = (struct pollfd) { serve.sigfd, POLLIN, 0 };
-      pfds[n++] = (struct pollfd) { serve.peer.in_fd, POLLIN, 0 };
-      /* A descriptor with nothing wanted of it is not polled: a hung-up
-       * one would report its hangup again and again. */
-      pfds[n++] = (struct pollfd) { serve.peer.outgoing.len > 0 ? serve.peer.out_fd : -1,
-                                    POLLOUT, 0 };
-      for (size_t i = 0; i < serve.n_units; i++)
-        n += relay_unit_poll (pfds + n, serve.units[i]->sock, serve.units[i]->streams,
-                              serve.units[i]->n_streams);
+      n += relay_peer_poll (&serve.peer, 1, pfds + n);
+      n += relay_units_poll (&serve.units, pfds + n);
 
-      if ((waited = relay_wait (pfds, n)) <= 0)
-        {
-          if (waited == 0)
-            continue;
-          break;
-        }
+      if (relay_wait (pfds, n) < 0)
+        break;
 
       if (pfds[0].revents & POLLIN)
         {
-          struct signalfd_siginfo si;
-
-          while (read (serve.sigfd, &si, sizeof si) == sizeof si)
-            if (si.ssi_signo != SIGCHLD)
-              serve.ending = 1;
+          /* SIGTERM, SIGINT or SIGHUP: the end. */
+          if (relay_read_signals (serve.sigfd))
+            serve.ending = 1;
           reap (&serve);
         }
 
-      /* Units first, in the order of the array as polled; a unit added by
+      /* Units first, in the order of the set as polled; a unit added by
        * a frame below is polled next time. */
-      n = 3;
-      for (size_t i = 0; i < serve.n_units; i++)
-        {
-          ServeUnit *unit = serve.units[i];
-
-          if (pfds[n++].revents != 0 && unit->sock >= 0)
-            read_unit (&serve, unit);
-          relay_streams_pump (unit->streams, unit->n_streams, pfds + n, &serve.peer, unit->id);
-          n += unit->n_streams;
-        }
+      relay_units_pump (&serve.units, pfds + 3, &serve.peer, RELAY_CONTROL_ALONE, read_unit,
+                        &serve);
       remove_over_units (&serve);
 
       if (pfds[1].revents & (POLLIN | POLLHUP | POLLERR))
@@ -646,20 +600,22 @@ launcher_serve_main (char **argv)
    * would leave its contents to whoever adopts orphans, but waited for.
    * What is left after (orphans of a unit someone else killed) comes here
    * and is killed. */
-  for (size_t i = 0; i < serve.n_units; i++)
+  for (size_t i = 0; i < serve.units.n; i++)
     {
-      for (size_t j = 0; j < serve.units[i]->n_streams; j++)
-        relay_stream_close (&serve.units[i]->streams[j]);
-      if (serve.units[i]->sock >= 0)
-        close (serve.units[i]->sock);
+      RelayUnit *unit = serve.units.items[i];
+
+      for (size_t j = 0; j < unit->n_streams; j++)
+        relay_stream_close (&unit->streams[j]);
+      if (unit->control >= 0)
+        close (unit->control);
     }
   for (;;)
     {
       int units_left = 0, status;
       pid_t pid;
 
-      for (size_t i = 0; i < serve.n_units; i++)
-        units_left |= serve.units[i]->pid > 0;
+      for (size_t i = 0; i < serve.units.n; i++)
+        units_left |= serve_unit (&serve, i)->pid > 0;
       if (!units_left)
         break;
       do
@@ -667,14 +623,14 @@ launcher_serve_main (char **argv)
       while (pid < 0 && errno == EINTR);
       if (pid < 0)
         break;
-      for (size_t i = 0; i < serve.n_units; i++)
-        if (serve.units[i]->pid == pid)
-          serve.units[i]->pid = 0;
+      for (size_t i = 0; i < serve.units.n; i++)
+        if (serve_unit (&serve, i)->pid == pid)
+          serve_unit (&serve, i)->pid = 0;
     }
   launcher_kill_children (NULL, NULL);
-  for (size_t i = 0; i < serve.n_units; i++)
-    free (serve.units[i]);
-  free (serve.units);
+  for (size_t i = 0; i < serve.units.n; i++)
+    free (serve.units.items[i]);
+  free (serve.units.items);
   free (pfds);
   relay_buffer_clear (&serve.peer.incoming);
   relay_buffer_clear (&serve.peer.outgoing);
