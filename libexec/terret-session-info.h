@@ -39,5 +39,22 @@ TERRET_AVAILABLE_IN_0_2
 GPid                terret_session_info_get_pid          (TerretSessionInfo   *self);
 TERRET_AVAILABLE_IN_0_2
 guint64             terret_session_info_get_output_bytes (TerretSessionInfo   *self);
+TERRET_AVAILABLE_IN_0_3
+void                terret_session_info_set_input        (TerretSessionInfo   *self,
+                                                          TerretInputState     state,
+                                                          const char          *prompt,
+                                                          gboolean             secret,
+                                                          gboolean             pager,
+                                                          double               since);
+TERRET_AVAILABLE_IN_0_3
+TerretInputState    terret_session_info_get_input_state  (TerretSessionInfo   *self);
+TERRET_AVAILABLE_IN_0_3
+const char         *terret_session_info_get_input_prompt (TerretSessionInfo   *self);
+TERRET_AVAILABLE_IN_0_3
+gboolean            terret_session_info_get_input_secret (TerretSessionInfo   *self);
+TERRET_AVAILABLE_IN_0_3
+gboolean            terret_session_info_get_input_pager  (TerretSessionInfo   *self);
+TERRET_AVAILABLE_IN_0_3
+double              terret_session_info_get_input_since  (TerretSessionInfo   *self);
 
 G_END_DECLS

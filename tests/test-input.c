@@ -535,8 +535,8 @@ test_serve (void)
   g_autoptr(GError) error = NULL;
   JsonObject *response;
 
-  g_test_summary ("serve: a prompt is answered with waiting_for_input and its fields; the "
-                  "input op answers it; polls carry it to the end");
+  g_test_summary ("serve: a prompt is answered with waiting_for_input and its fields, which a "
+                  "list carries too; the input op answers it; polls carry it to the end");
   server.proc = g_subprocess_newv (argv, G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE,
                                    &error);
   g_assert_no_error (error);
@@ -554,6 +554,23 @@ test_serve (void)
   g_assert_cmpfloat (json_object_get_double_member (response, "waiting_since"), >=, 0);
   g_assert_cmpstr (json_object_get_string_member (response, "clock"), ==, "input");
 
+  /* A list says it too, of the command handed back. */
+  response = server_ask (&server, "{\"id\": 5, \"op\": \"list\"}", &node);
+  g_assert_true (json_object_get_boolean_member (response, "ok"));
+  {
+    JsonArray *sessions = json_object_get_array_member (response, "sessions");
+    JsonObject *entry;
+
+    g_assert_cmpuint (json_array_get_length (sessions), ==, 1);
+    entry = json_array_get_object_element (sessions, 0);
+    g_assert_cmpstr (json_object_get_string_member (entry, "state"), ==, "detached");
+    g_assert_true (json_object_get_boolean_member (entry, "waiting_for_input"));
+    g_assert_cmpstr (json_object_get_string_member (entry, "input_prompt"), ==, "Token:");
+    g_assert_true (json_object_get_boolean_member (entry, "input_secret"));
+    g_assert_false (json_object_get_boolean_member (entry, "input_pager"));
+    g_assert_cmpfloat (json_object_get_double_member (entry, "waiting_since"), >=, 0);
+  }
+
   response = server_ask (&server, "{\"id\": 2, \"op\": \"input\", \"data\": \"abcd\\n\"}", &node);
   g_assert_true (json_object_get_boolean_member (response, "ok"));
 
@@ -570,6 +587,17 @@ test_serve (void)
   g_assert_false (json_object_get_boolean_member (response, "waiting_for_input"));
   g_assert_true (json_object_get_null_member (response, "input_prompt"));
   g_assert_cmpstr (out->str, ==, "\n4\n");
+
+  /* An idle session has no command to wait: null. */
+  response = server_ask (&server, "{\"id\": 6, \"op\": \"list\"}", &node);
+  {
+    JsonObject *entry = json_array_get_object_element (json_object_get_array_member (response,
+                                                                                     "sessions"), 0);
+
+    g_assert_cmpstr (json_object_get_string_member (entry, "state"), ==, "idle");
+    g_assert_true (json_object_get_null_member (entry, "waiting_for_input"));
+    g_assert_true (json_object_get_null_member (entry, "input_prompt"));
+  }
 
   /* A run that ends says it does not wait; a backend without a
    * terminal says null. */

@@ -457,6 +457,19 @@ describe_infos (GPtrArray *infos)
                                 terret_session_info_get_output_bytes (info));
       if (terret_session_info_get_pid (info) > 0)
         g_string_append_printf (text, "; pid %d", (int)terret_session_info_get_pid (info));
+      if (terret_session_info_get_input_state (info) == TERRET_INPUT_STATE_WAITING)
+        {
+          const char *prompt = terret_session_info_get_input_prompt (info);
+          g_autofree char *valid = g_utf8_make_valid (prompt != NULL ? prompt : "", -1);
+
+          g_string_append_printf (text, "; %s at “%s” (bash_input answers it)",
+                                  terret_session_info_get_input_pager (info)
+                                  ? "a pager waits for a key"
+                                  : terret_session_info_get_input_secret (info)
+                                  ? "waits for a secret (not echoed)"
+                                  : "waits for input",
+                                  valid);
+        }
     }
 
   return g_string_free (text, FALSE);

@@ -439,7 +439,7 @@ state_nick (TerretSessionState state)
  *
  * The `sessions` member a list answers with: per entry its key, state,
  * command, start (ISO 8601, UTC), pid (null where none names a process
- * here) and output bytes.
+ * here), output bytes, and whether it waits for input.
  */
 JsonObject *
 cli_session_infos_members (GPtrArray *infos)
@@ -484,6 +484,27 @@ cli_session_infos_members (GPtrArray *infos)
         json_builder_add_null_value (builder);
       json_builder_set_member_name (builder, "output_bytes");
       json_builder_add_int_value (builder, (gint64)terret_session_info_get_output_bytes (info));
+      /* As a result says it (result_fields above), as of the last look. */
+      json_builder_set_member_name (builder, "waiting_for_input");
+      if (terret_session_info_get_input_state (info) == TERRET_INPUT_STATE_UNKNOWN)
+        json_builder_add_null_value (builder);
+      else
+        json_builder_add_boolean_value (builder, terret_session_info_get_input_state (info) ==
+                                                 TERRET_INPUT_STATE_WAITING);
+      json_builder_set_member_name (builder, "input_prompt");
+      if (terret_session_info_get_input_prompt (info) != NULL)
+        json_builder_add_string_value (builder, terret_session_info_get_input_prompt (info));
+      else
+        json_builder_add_null_value (builder);
+      json_builder_set_member_name (builder, "input_secret");
+      json_builder_add_boolean_value (builder, terret_session_info_get_input_secret (info));
+      json_builder_set_member_name (builder, "input_pager");
+      json_builder_add_boolean_value (builder, terret_session_info_get_input_pager (info));
+      json_builder_set_member_name (builder, "waiting_since");
+      if (terret_session_info_get_input_since (info) >= 0)
+        json_builder_add_double_value (builder, terret_session_info_get_input_since (info));
+      else
+        json_builder_add_null_value (builder);
       json_builder_end_object (builder);
     }
   json_builder_end_array (builder);
@@ -511,7 +532,17 @@ cli_session_infos_schema (void)
     "when they are not UTF-8\"}, "
     "\"started\": {\"type\": [\"string\", \"null\"], \"description\": \"When it started, ISO 8601\"}, "
     "\"pid\": {\"type\": [\"integer\", \"null\"], \"description\": \"Its process on this host\"}, "
-    "\"output_bytes\": {\"type\": \"integer\", \"description\": \"Bytes it printed so far\"}"
+    "\"output_bytes\": {\"type\": \"integer\", \"description\": \"Bytes it printed so far\"}, "
+    "\"waiting_for_input\": {\"type\": [\"boolean\", \"null\"], \"description\": \"Whether the "
+    "command waits for input on its terminal, as of the last look (answer it with input); null "
+    "where that cannot be known\"}, "
+    "\"input_prompt\": {\"type\": [\"string\", \"null\"], \"description\": \"The last line it "
+    "printed before it waited, at most 256 bytes\"}, "
+    "\"input_secret\": {\"type\": \"boolean\", \"description\": \"The input it waits for is not "
+    "echoed\"}, "
+    "\"input_pager\": {\"type\": \"boolean\", \"description\": \"A pager holds the terminal\"}, "
+    "\"waiting_since\": {\"type\": [\"number\", \"null\"], \"description\": \"Seconds from its "
+    "start to when the wait was first seen\"}"
     "}}}}}";
   g_autoptr(GError) error = NULL;
   JsonNode *node = json_from_string (schema, &error);

@@ -8,6 +8,7 @@
 #include <gio/gio.h>
 
 #include "terret-launcher.h"
+#include "terret-result-input-private.h"
 #include "terret-run-plan-private.h"
 #include "terret-shell-channel.h"
 #include "terret-shell-state-private.h"
@@ -88,7 +89,8 @@ gboolean        _terret_shell_run_is_detached (TerretShellRun           *run);
 void            _terret_shell_run_describe    (TerretShellRun           *run,
                                                const char              **command,
                                                gint64                   *started,
-                                               guint64                  *output_bytes);
+                                               guint64                  *output_bytes,
+                                               TerretInputWait          *input);
 void            _terret_shell_run_poll        (TerretShellRun           *run,
                                                GTask                    *task,
                                                double                    wait,

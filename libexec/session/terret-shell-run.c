@@ -97,15 +97,18 @@ _terret_shell_run_new (const TerretShellRunHost *host,
 /*
  * _terret_shell_run_describe:
  *
- * For a list: the run's command, its start (wall clock, microseconds)
- * and the bytes of output it carried so far, read while the run goes on,
- * on the thread that runs it (as input, interrupts and polls are).
+ * For a list: the run's command, its start (wall clock, microseconds),
+ * the bytes of output it carried so far and, into @input (nullable),
+ * what a look at its terminal finds (unknown where none can look), read while
+ * the run goes on, on the thread that runs it (as input, interrupts and
+ * polls are).
  */
 void
 _terret_shell_run_describe (TerretShellRun  *run,
                             const char     **command,
                             gint64          *started,
-                            guint64         *output_bytes)
+                            guint64         *output_bytes,
+                            TerretInputWait *input)
 {
   TerretStreamCapture *capture = run->command_capture != NULL ? run->command_capture : run->capture;
 
@@ -114,6 +117,14 @@ _terret_shell_run_describe (TerretShellRun  *run,
   *output_bytes = run->stretch_start;
   if (run->kind == EXCHANGE_COMMAND && capture != NULL)
     *output_bytes += _terret_stream_capture_get_seen (capture);
+  if (input != NULL && run->input != NULL && run->kind == EXCHANGE_COMMAND)
+    {
+      /* A list is an event too: the terminal is looked at. */
+      if (run->out_pos >= run->out->len)
+        _terret_input_watch_look (run->input, terret_shell_channel_get_read_fd (run->host.channel),
+                                  run->started);
+      _terret_input_wait_copy (input, _terret_input_watch_get (run->input));
+    }
 }
 
 /* Puts the session's sources, and the run's, on @context. */

@@ -378,7 +378,8 @@ run_finished (GObject        *session,
 
       g_set_object (&self->parked, parked);
       g_free (self->parked_command);
-      _terret_shell_run_describe (run, &command, &self->parked_started, &self->parked_bytes);
+      _terret_shell_run_describe (run, &command, &self->parked_started, &self->parked_bytes,
+                                  NULL);
       self->parked_command = g_strdup (command);
     }
   session_resume_deferred (self);
@@ -532,6 +533,8 @@ _terret_shell_session_describe (TerretShellSession *self,
   g_autoptr(GDateTime) started = NULL;
   g_autofree char *command = NULL;
   TerretSessionState state = TERRET_SESSION_STATE_IDLE;
+  TerretInputWait input = { TERRET_INPUT_STATE_UNKNOWN, NULL, -1, FALSE, FALSE };
+  TerretSessionInfo *info;
   gint64 started_usec = 0;
   guint64 bytes = 0;
 
@@ -540,7 +543,7 @@ _terret_shell_session_describe (TerretShellSession *self,
     {
       const char *run_command;
 
-      _terret_shell_run_describe (self->run, &run_command, &started_usec, &bytes);
+      _terret_shell_run_describe (self->run, &run_command, &started_usec, &bytes, &input);
       command = g_strdup (run_command);
       state = _terret_shell_run_is_detached (self->run) ? TERRET_SESSION_STATE_DETACHED
                                                         : TERRET_SESSION_STATE_RUNNING;
@@ -551,13 +554,19 @@ _terret_shell_session_describe (TerretShellSession *self,
       started_usec = self->parked_started;
       bytes = self->parked_bytes;
       state = TERRET_SESSION_STATE_ENDED;
+      /* It ended: it waits for nothing. */
+      input.state = TERRET_INPUT_STATE_NOT_WAITING;
     }
   g_mutex_unlock (&self->mutex);
 
   if (command != NULL)
     started = _terret_date_time_from_usec (started_usec);
-  return terret_session_info_new (self->key, state, command, started,
+  info = terret_session_info_new (self->key, state, command, started,
                                   with_pid ? _terret_shell_session_get_pid (self) : 0, bytes);
+  terret_session_info_set_input (info, input.state, input.prompt, input.secret, input.pager,
+                                 input.since);
+  _terret_input_wait_clear (&input);
+  return info;
 }
 
 /* --- Running --------------------------------------------------------------- */
