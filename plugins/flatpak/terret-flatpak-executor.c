@@ -20,13 +20,12 @@
  * session helper (terret-flatpak-host.c). One backend name for both
  * modes: `mode=session` (the default: one persistent bash per session
  * key on a terminal, as pty) or `mode=oneshot` (`bash -c` per command,
- * stdout and stderr apart, as oneshot). The SDK has one base class per
- * mode, so the executor makes both engines (terret-flatpak-engines.c)
- * when it is made, takes every setting for both while the registry
- * applies the configuration, and keeps the one its mode names at
- * g_initable_init(): the mode is set when the executor is made. From
- * then on it forwards every call to that engine, whose settings are its
- * own.
+ * stdout and stderr apart, as oneshot). It is one TerretEngine, whose
+ * mode its mode setting names: it installs the settings of both modes,
+ * takes them all while the registry applies the configuration, and
+ * refuses at g_initable_init() one its mode lacks; the mode is set when
+ * the executor is made, never on a live one. Its class's hooks
+ * (terret-flatpak-engines.c) put every shell and command on the host.
  */
 
 typedef enum
@@ -47,20 +46,7 @@ static GType mode_type;
 
 typedef struct
 {
-  GObject parent_instance;
-
-  FlatpakMode mode;
-  gboolean initialized;
-  /* Before init both; after, the mode's. */
-  TerretExecutor *session;      /* (owned) (nullable) */
-  TerretExecutor *command;      /* (owned) (nullable) */
-  /* Engine settings set before init: a mode that lacks one refuses it. */
-  GHashTable *set_early;        /* (owned) (element-type utf8) */
-} TerretFlatpakExecutor;
-
-typedef struct
-{
-  GObjectClass parent_class;
+  TerretEngineClass parent_class;
 
   guint n_props;
   guint8 *modes;                /* by property id: 1 << MODE_* of the engines that have it */
@@ -68,260 +54,47 @@ typedef struct
 
 GType terret_flatpak_executor_get_type (void);
 
-static void executor_iface_init (TerretExecutorInterface *iface);
-static void initable_iface_init (GInitableIface *iface);
-
-G_DEFINE_DYNAMIC_TYPE_EXTENDED (TerretFlatpakExecutor, terret_flatpak_executor, G_TYPE_OBJECT,
-                                G_TYPE_FLAG_FINAL,
-                                G_IMPLEMENT_INTERFACE_DYNAMIC (TERRET_TYPE_EXECUTOR,
-                                                               executor_iface_init)
-                                G_IMPLEMENT_INTERFACE_DYNAMIC (G_TYPE_INITABLE,
-                                                               initable_iface_init))
+G_DEFINE_DYNAMIC_TYPE_EXTENDED (TerretFlatpakExecutor, terret_flatpak_executor, TERRET_TYPE_ENGINE,
+                                G_TYPE_FLAG_FINAL, {})
 
 #define FLATPAK_EXECUTOR(o) ((TerretFlatpakExecutor *)(o))
 #define FLATPAK_EXECUTOR_GET_CLASS(o) ((TerretFlatpakExecutorClass *)G_OBJECT_GET_CLASS (o))
 #define PROP_MODE 1
 
-static TerretExecutor *
-get_engine (TerretFlatpakExecutor *self)
-{
-  return self->mode == MODE_SESSION ? self->session : self->command;
-}
+#define MODE(self) ((FlatpakMode)terret_engine_get_mode (TERRET_ENGINE (self)))
 
-#define ENGINE_IFACE(self) TERRET_EXECUTOR_GET_IFACE (get_engine (self))
+/* --- Initialization: the mode is chosen ----------------------------------- */
 
-/* --- TerretExecutor, forwarded ------------------------------------------ */
-
-static TerretCapabilities
-flatpak_get_capabilities (TerretExecutor *executor)
-{
-  TerretFlatpakExecutor *self = FLATPAK_EXECUTOR (executor);
-
-  return ENGINE_IFACE (self)->get_capabilities (get_engine (self));
-}
-
-/* An engine's outcome, which the caller's task (its source this
- * executor, as the caller expects) hands on. */
-typedef gpointer (*FinishFunc) (TerretExecutor  *self,
-                                GAsyncResult    *result,
-                                GError         **error);
-
-static void flatpak_list_async (TerretExecutor      *executor,
-                                GCancellable        *cancellable,
-                                GAsyncReadyCallback  callback,
-                                gpointer             user_data);
-
-static void
-forward_done (GObject      *source,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  FinishFunc finish = g_task_get_task_data (task);
-  GError *error = NULL;
-  gpointer outcome = finish (TERRET_EXECUTOR (source), result, &error);
-
-  if (outcome == NULL)
-    g_task_return_error (task, error);
-  else if (g_task_get_source_tag (task) == flatpak_list_async)
-    g_task_return_pointer (task, outcome, (GDestroyNotify)g_ptr_array_unref);
-  else
-    g_task_return_pointer (task, outcome, g_object_unref);
-}
-
-/* The engine decides what a cancellation means for a run that ended
- * meanwhile, and its outcome stands. */
-static GTask *
-forward_task (TerretFlatpakExecutor *self,
-              GCancellable          *cancellable,
-              GAsyncReadyCallback    callback,
-              gpointer               user_data,
-              gpointer               source_tag,
-              FinishFunc             finish)
-{
-  GTask *task = g_task_new (self, cancellable, callback, user_data);
-
-  g_task_set_source_tag (task, source_tag);
-  g_task_set_check_cancellable (task, FALSE);
-  g_task_set_task_data (task, (gpointer)finish, NULL);
-  return task;
-}
-
-static void
-flatpak_run_async (TerretExecutor      *executor,
-                   TerretRequest       *request,
-                   GCancellable        *cancellable,
-                   GAsyncReadyCallback  callback,
-                   gpointer             user_data)
-{
-  TerretFlatpakExecutor *self = FLATPAK_EXECUTOR (executor);
-  GTask *task = forward_task (self, cancellable, callback, user_data, flatpak_run_async,
-                              (FinishFunc)ENGINE_IFACE (self)->run_finish);
-
-  ENGINE_IFACE (self)->run_async (get_engine (self), request, cancellable, forward_done, task);
-}
-
-static void
-flatpak_poll_async (TerretExecutor      *executor,
-                    const char          *session,
-                    double               wait,
-                    GCancellable        *cancellable,
-                    GAsyncReadyCallback  callback,
-                    gpointer             user_data)
-{
-  TerretFlatpakExecutor *self = FLATPAK_EXECUTOR (executor);
-  GTask *task = forward_task (self, cancellable, callback, user_data, flatpak_poll_async,
-                              (FinishFunc)ENGINE_IFACE (self)->poll_finish);
-
-  ENGINE_IFACE (self)->poll_async (get_engine (self), session, wait, cancellable, forward_done,
-                                   task);
-}
-
-/* The engine's list: its pids are the host's, and a session engine
- * without session pids names none. */
-static void
-flatpak_list_async (TerretExecutor      *executor,
-                    GCancellable        *cancellable,
-                    GAsyncReadyCallback  callback,
-                    gpointer             user_data)
-{
-  TerretFlatpakExecutor *self = FLATPAK_EXECUTOR (executor);
-  GTask *task = forward_task (self, cancellable, callback, user_data, flatpak_list_async,
-                              (FinishFunc)ENGINE_IFACE (self)->list_finish);
-
-  ENGINE_IFACE (self)->list_async (get_engine (self), cancellable, forward_done, task);
-}
-
-/* Every finish: a run's, a poll's or a list's task. */
-static gpointer
-flatpak_finish (TerretExecutor  *executor,
-                GAsyncResult    *result,
-                GError         **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, executor), NULL);
-
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-static void
-flatpak_close_session (TerretExecutor *executor,
-                       const char     *session)
-{
-  TerretFlatpakExecutor *self = FLATPAK_EXECUTOR (executor);
-
-  ENGINE_IFACE (self)->close_session (get_engine (self), session);
-}
-
-static void
-flatpak_close_all (TerretExecutor *executor)
-{
-  TerretFlatpakExecutor *self = FLATPAK_EXECUTOR (executor);
-
-  ENGINE_IFACE (self)->close_all (get_engine (self));
-}
-
-/* A host pid names nothing in the app's pid namespace. */
-static GPid
-flatpak_get_session_pid (TerretExecutor *executor,
-                         const char     *session)
-{
-  return 0;
-}
-
+/* The settings set before init must all be the mode's; then the host's
+ * own checks. */
 static gboolean
-flatpak_send_input (TerretExecutor  *executor,
-                    const char      *session,
-                    GBytes          *data,
-                    GError         **error)
+flatpak_check_available (TerretEngine  *engine,
+                         GCancellable  *cancellable,
+                         GError       **error)
 {
-  TerretFlatpakExecutor *self = FLATPAK_EXECUTOR (executor);
-
-  if (ENGINE_IFACE (self)->send_input == NULL)
-    {
-      g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_NOT_SUPPORTED,
-                   "the %s backend cannot take input in mode=oneshot",
-                   terret_executor_get_name (executor));
-      return FALSE;
-    }
-  return ENGINE_IFACE (self)->send_input (get_engine (self), session, data, error);
-}
-
-static gboolean
-flatpak_interrupt (TerretExecutor  *executor,
-                   const char      *session,
-                   GError         **error)
-{
-  TerretFlatpakExecutor *self = FLATPAK_EXECUTOR (executor);
-
-  return ENGINE_IFACE (self)->interrupt (get_engine (self), session, error);
-}
-
-static char *
-flatpak_dup_containment (TerretExecutor *executor)
-{
-  TerretFlatpakExecutor *self = FLATPAK_EXECUTOR (executor);
-
-  return ENGINE_IFACE (self)->dup_containment (get_engine (self));
-}
-
-static void
-executor_iface_init (TerretExecutorInterface *iface)
-{
-  iface->get_capabilities = flatpak_get_capabilities;
-  iface->run_async = flatpak_run_async;
-  iface->run_finish = (gpointer)flatpak_finish;
-  iface->close_session = flatpak_close_session;
-  iface->close_all = flatpak_close_all;
-  iface->get_session_pid = flatpak_get_session_pid;
-  iface->send_input = flatpak_send_input;
-  iface->interrupt = flatpak_interrupt;
-  iface->poll_async = flatpak_poll_async;
-  iface->poll_finish = (gpointer)flatpak_finish;
-  iface->dup_containment = flatpak_dup_containment;
-  iface->list_async = flatpak_list_async;
-  iface->list_finish = (gpointer)flatpak_finish;
-}
-
-/* --- GInitable: the mode is chosen ------------------------------------- */
-
-static gboolean
-flatpak_initable_init (GInitable     *initable,
-                       GCancellable  *cancellable,
-                       GError       **error)
-{
-  TerretFlatpakExecutor *self = FLATPAK_EXECUTOR (initable);
-  const char *mode_name = mode_values[self->mode].value_nick;
+  TerretFlatpakExecutor *self = FLATPAK_EXECUTOR (engine);
+  TerretFlatpakExecutorClass *klass = FLATPAK_EXECUTOR_GET_CLASS (self);
+  const char *mode_name = mode_values[MODE (self)].value_nick;
   GHashTableIter iter;
   const char *name;
-  TerretExecutor *engine;
 
-  if (!self->initialized)
-    {
-      self->initialized = TRUE;
-      if (self->mode == MODE_SESSION)
-        g_clear_object (&self->command);
-      else
-        g_clear_object (&self->session);
-    }
-  engine = get_engine (self);
+  self->initialized = TRUE;
 
   g_hash_table_iter_init (&iter, self->set_early);
   while (g_hash_table_iter_next (&iter, (gpointer *)&name, NULL))
-    if (g_object_class_find_property (G_OBJECT_GET_CLASS (engine), name) == NULL)
-      {
-        g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG,
-                     "the setting “%s” is not one of mode=%s (it is for mode=%s)", name, mode_name,
-                     mode_values[!self->mode].value_nick);
-        return FALSE;
-      }
+    {
+      GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (self), name);
 
-  return g_initable_init (G_INITABLE (engine), cancellable, error);
-}
+      if ((klass->modes[pspec->param_id] & (1u << MODE (self))) == 0)
+        {
+          g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG,
+                       "the setting “%s” is not one of mode=%s (it is for mode=%s)", name,
+                       mode_name, mode_values[!MODE (self)].value_nick);
+          return FALSE;
+        }
+    }
 
-static void
-initable_iface_init (GInitableIface *iface)
-{
-  iface->init = flatpak_initable_init;
+  return terret_flatpak_engine_check_available (engine, cancellable, error);
 }
 
 /* --- Properties ---------------------------------------------------------- */
@@ -334,31 +107,17 @@ flatpak_get_property (GObject    *object,
 {
   TerretFlatpakExecutor *self = FLATPAK_EXECUTOR (object);
   TerretFlatpakExecutorClass *klass = FLATPAK_EXECUTOR_GET_CLASS (object);
-  TerretExecutor *engine;
+  const char *name = g_param_spec_get_name (pspec);
 
   if (prop_id == PROP_MODE)
-    {
-      g_value_set_enum (value, self->mode);
-      return;
-    }
-  /* Before init, the engine of the mode of that moment, or the other for
-   * a setting of the other mode only. */
-  engine = (klass->modes[prop_id] & (1u << self->mode)) != 0 ? get_engine (self)
-           : self->mode == MODE_SESSION ? self->command : self->session;
-  if (engine != NULL)
-    g_object_get_property (G_OBJECT (engine), g_param_spec_get_name (pspec), value);
+    g_value_set_enum (value, MODE (self));
+  /* A setting of the other mode only is its default, unless set (which
+   * init then refuses). */
+  else if ((klass->modes[prop_id] & (1u << MODE (self))) != 0 ||
+           g_hash_table_contains (self->set_early, name))
+    terret_engine_get_shared_setting (TERRET_ENGINE (self), name, value);
   else
     g_param_value_set_default (pspec, value);
-}
-
-static void
-set_engine_property (TerretExecutor *engine,
-                     GParamSpec     *pspec,
-                     const GValue   *value)
-{
-  if (engine != NULL && g_object_class_find_property (G_OBJECT_GET_CLASS (engine),
-                                                      g_param_spec_get_name (pspec)) != NULL)
-    g_object_set_property (G_OBJECT (engine), g_param_spec_get_name (pspec), value);
 }
 
 static void
@@ -370,37 +129,36 @@ flatpak_set_property (GObject      *object,
   TerretFlatpakExecutor *self = FLATPAK_EXECUTOR (object);
   TerretFlatpakExecutorClass *klass = FLATPAK_EXECUTOR_GET_CLASS (object);
   const char *name = g_param_spec_get_name (pspec);
+  gboolean changed;
 
   if (prop_id == PROP_MODE)
     {
-      FlatpakMode mode = g_value_get_enum (value);
-
-      if (mode == self->mode)
-        return;
-      if (self->initialized)
+      changed = MODE (self) != (FlatpakMode)g_value_get_enum (value);
+      if (changed && self->initialized)
         {
           g_warning ("%s: mode is set when the executor is made; this one stays mode=%s",
                      terret_executor_get_name (TERRET_EXECUTOR (self)),
-                     mode_values[self->mode].value_nick);
+                     mode_values[MODE (self)].value_nick);
           return;
         }
-      self->mode = mode;
-      g_object_notify_by_pspec (object, pspec);
-      return;
+      terret_engine_set_mode (TERRET_ENGINE (self), g_value_get_enum (value));
+    }
+  else
+    {
+      if (!self->initialized)
+        g_hash_table_add (self->set_early, g_strdup (name));
+      else if ((klass->modes[prop_id] & (1u << MODE (self))) == 0)
+        {
+          g_warning ("%s: the setting “%s” is not one of mode=%s; ignored",
+                     terret_executor_get_name (TERRET_EXECUTOR (self)), name,
+                     mode_values[MODE (self)].value_nick);
+          return;
+        }
+      changed = terret_engine_set_shared_setting (TERRET_ENGINE (self), name, value);
     }
 
-  if (!self->initialized)
-    g_hash_table_add (self->set_early, g_strdup (name));
-  else if ((klass->modes[prop_id] & (1u << self->mode)) == 0)
-    {
-      g_warning ("%s: the setting “%s” is not one of mode=%s; ignored",
-                 terret_executor_get_name (TERRET_EXECUTOR (self)), name,
-                 mode_values[self->mode].value_nick);
-      return;
-    }
-  set_engine_property (self->session, pspec, value);
-  set_engine_property (self->command, pspec, value);
-  g_object_notify_by_pspec (object, pspec);
+  if (changed)
+    g_object_notify_by_pspec (object, pspec);
 }
 
 /* The engines' words for the settings whose meaning the host changes. */
@@ -482,23 +240,12 @@ copy_setting (GParamSpec *p,
 }
 
 static void
-terret_flatpak_executor_dispose (GObject *object)
-{
-  TerretFlatpakExecutor *self = FLATPAK_EXECUTOR (object);
-
-  /* The engine closes every session as it goes: nothing outlives this. */
-  g_clear_object (&self->session);
-  g_clear_object (&self->command);
-
-  G_OBJECT_CLASS (terret_flatpak_executor_parent_class)->dispose (object);
-}
-
-static void
 terret_flatpak_executor_finalize (GObject *object)
 {
   TerretFlatpakExecutor *self = FLATPAK_EXECUTOR (object);
 
   g_clear_pointer (&self->set_early, g_hash_table_unref);
+  g_clear_pointer (&self->host, terret_flatpak_host_unref);
 
   G_OBJECT_CLASS (terret_flatpak_executor_parent_class)->finalize (object);
 }
@@ -508,16 +255,17 @@ terret_flatpak_executor_class_init (TerretFlatpakExecutorClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GObjectClass *engine_classes[2] = {
-    g_type_class_ref (TERRET_TYPE_FLATPAK_SESSION),
-    g_type_class_ref (TERRET_TYPE_FLATPAK_COMMAND),
+    g_type_class_ref (TERRET_TYPE_SESSION_EXECUTOR),
+    g_type_class_ref (TERRET_TYPE_COMMAND_EXECUTOR),
   };
   g_autoptr(GPtrArray) copies = g_ptr_array_new ();
   g_autoptr(GArray) modes = g_array_new (FALSE, TRUE, sizeof (guint8));
 
   object_class->get_property = flatpak_get_property;
   object_class->set_property = flatpak_set_property;
-  object_class->dispose = terret_flatpak_executor_dispose;
   object_class->finalize = terret_flatpak_executor_finalize;
+  terret_flatpak_engine_class_init (TERRET_ENGINE_CLASS (klass));
+  TERRET_ENGINE_CLASS (klass)->check_available = flatpak_check_available;
 
   /* The engines' settings, once each: the session's first, so a setting
    * both have is described as the session's (the default mode). */
@@ -577,11 +325,7 @@ terret_flatpak_executor_class_finalize (TerretFlatpakExecutorClass *klass)
 static void
 terret_flatpak_executor_init (TerretFlatpakExecutor *self)
 {
-  g_autoptr(TerretFlatpakHost) host = terret_flatpak_host_new ();
-
-  self->mode = MODE_SESSION;
-  self->session = terret_flatpak_engine_new (host, TRUE);
-  self->command = terret_flatpak_engine_new (host, FALSE);
+  self->host = terret_flatpak_host_new ();
   self->set_early = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }
 
@@ -594,7 +338,6 @@ g_io_module_load (GIOModule *module)
 
   mode_type = g_type_module_register_enum (type_module, "TerretFlatpakMode", mode_values);
   terret_flatpak_channel_register (type_module);
-  terret_flatpak_engines_register (type_module);
   terret_flatpak_executor_register_type (type_module);
   /* Above pty (100): an app that was given the host (its finish-args
    * name org.freedesktop.Flatpak, a deliberate grant of a host shell)
