@@ -152,14 +152,12 @@ terret_flatpak_executor_init (TerretFlatpakExecutor *self)
 
 /* --- Module --------------------------------------------------------------- */
 
-G_MODULE_EXPORT void
-g_io_module_load (GIOModule *module)
+static void
+flatpak_module_load (GTypeModule *module)
 {
-  GTypeModule *type_module = G_TYPE_MODULE (module);
-
-  mode_type = g_type_module_register_enum (type_module, "TerretFlatpakMode", mode_values);
-  terret_flatpak_channel_register (type_module);
-  terret_flatpak_executor_register_type (type_module);
+  mode_type = g_type_module_register_enum (module, "TerretFlatpakMode", mode_values);
+  terret_flatpak_channel_register (module);
+  terret_flatpak_executor_register_type (module);
   /* Above pty (100): an app that was given the host (its finish-args
    * name org.freedesktop.Flatpak, a deliberate grant of a host shell)
    * wants the user's tools, not the runtime's; anywhere else this is
@@ -168,15 +166,4 @@ g_io_module_load (GIOModule *module)
                                   terret_flatpak_executor_get_type (), "flatpak-host", 110);
 }
 
-G_MODULE_EXPORT void
-g_io_module_unload (GIOModule *module)
-{
-}
-
-G_MODULE_EXPORT char **
-g_io_module_query (void)
-{
-  char *extension_points[] = { (char *)TERRET_EXECUTOR_EXTENSION_POINT_NAME, NULL };
-
-  return g_strdupv (extension_points);
-}
+TERRET_DEFINE_BACKEND_MODULE (flatpak_module_load)
