@@ -168,6 +168,8 @@ container_class_init (TerretContainerExecutorClass *klass,
   TERRET_ENGINE_CLASS (klass)->check_available = container_check_available;
   klass->engine = engine;
 
+  /* The container's own settings, then, after as many ids, the mode's
+   * and the engines'. */
   terret_container_config_install_properties (object_class, engine, PROP_FIRST_CONFIG);
   g_free (g_object_class_list_properties (object_class, &n_config));
   terret_both_modes_class_install (&klass->both, object_class, PROP_MODE, mode_type,
