@@ -7,6 +7,7 @@
 
 #include <terret-exec.h>
 
+#include "terret-both-modes.h"
 #include "terret-container-config.h"
 
 G_BEGIN_DECLS
@@ -18,9 +19,7 @@ typedef struct
   TerretEngine parent_instance;
 
   TerretContainerConfig *config; /* (owned) */
-  gboolean initialized;
-  /* Engine settings set before init: a mode that lacks one refuses it. */
-  GHashTable *set_early;        /* (owned) (element-type utf8) */
+  TerretBothModes both;
 } TerretContainerExecutor;
 
 void     terret_container_engine_class_init      (TerretEngineClass  *klass);

@@ -3,8 +3,6 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 
-#include <string.h>
-
 #include <gio/gio.h>
 #include <terret-exec.h>
 
@@ -18,10 +16,9 @@
  * One backend name for both modes: `mode=session` (the default: one
  * persistent bash per session key, as pty and ssh) or `mode=oneshot`
  * (`bash -c` per command, stdout and stderr apart, as oneshot). It is
- * one TerretEngine, whose mode its mode setting names: it installs the
- * settings of both modes, takes them all while the registry applies the
- * configuration, and refuses at g_initable_init() one its mode lacks;
- * the mode is set when the executor is made, never on a live one. Its
+ * one TerretEngine, whose mode its mode setting names, with the settings
+ * of both modes (terret-both-modes.c, shared with flatpak-host); the
+ * mode is set when the executor is made, never on a live one. Its
  * class's hooks (terret-container-engines.c) put every shell and command
  * in the container; its own settings are in terret-container-config.c.
  *
@@ -30,42 +27,29 @@
  * (kubectl), which reaches a running pod only.
  */
 
-typedef enum
-{
-  MODE_SESSION,
-  MODE_ONESHOT,
-} ContainerMode;
-
 static const GEnumValue mode_values[] = {
-  { MODE_SESSION, "MODE_SESSION", "session" },
-  { MODE_ONESHOT, "MODE_ONESHOT", "oneshot" },
+  { TERRET_ENGINE_MODE_SESSION, "MODE_SESSION", "session" },
+  { TERRET_ENGINE_MODE_ONESHOT, "MODE_ONESHOT", "oneshot" },
   { 0, NULL, NULL },
 };
 
 static GType mode_type;
-
-/* Where each of a class's properties goes. */
-typedef enum
-{
-  TARGET_MODE,
-  TARGET_CONFIG,
-  TARGET_ENGINE,
-} Target;
 
 typedef struct
 {
   TerretEngineClass parent_class;
 
   TerretContainerEngine engine;
-  guint n_props;
-  Target *targets;              /* by property id */
-  guint8 *modes;                /* by property id: 1 << MODE_* of the engines that have it */
+  TerretBothModesClass both;
 } TerretContainerExecutorClass;
 
 #define CONTAINER_EXECUTOR(o) ((TerretContainerExecutor *)(o))
 #define CONTAINER_EXECUTOR_GET_CLASS(o) ((TerretContainerExecutorClass *)G_OBJECT_GET_CLASS (o))
 
-#define MODE(self) ((ContainerMode)terret_engine_get_mode (TERRET_ENGINE (self)))
+/* Ids: 1 the mode, then the container's own settings, then the
+ * engines'. */
+#define PROP_MODE 1
+#define PROP_FIRST_CONFIG 2
 
 /* --- Initialization: the mode is chosen ----------------------------------- */
 
@@ -81,32 +65,17 @@ container_check_available (TerretEngine  *engine,
 {
   TerretContainerExecutor *self = CONTAINER_EXECUTOR (engine);
   TerretContainerExecutorClass *klass = CONTAINER_EXECUTOR_GET_CLASS (self);
-  const char *mode_name = mode_values[MODE (self)].value_nick;
-  GHashTableIter iter;
-  const char *name;
 
-  self->initialized = TRUE;
-
-  g_hash_table_iter_init (&iter, self->set_early);
-  while (g_hash_table_iter_next (&iter, (gpointer *)&name, NULL))
-    {
-      GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (self), name);
-
-      if ((klass->modes[pspec->param_id] & (1u << MODE (self))) == 0)
-        {
-          g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_INVALID_CONFIG,
-                       "the setting “%s” is not one of mode=%s (it is for mode=%s)", name,
-                       mode_name, mode_values[!MODE (self)].value_nick);
-          return FALSE;
-        }
-    }
+  if (!terret_both_modes_check (&self->both, &klass->both, engine, error))
+    return FALSE;
 
   for (guint i = 0; i < G_N_ELEMENTS (host_only); i++)
     {
       GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (self), host_only[i]);
       g_auto(GValue) value = G_VALUE_INIT;
 
-      if (pspec == NULL || (klass->modes[pspec->param_id] & (1u << MODE (self))) == 0)
+      if (pspec == NULL ||
+          !terret_both_modes_has (&klass->both, pspec, terret_engine_get_mode (engine)))
         continue;
       g_value_init (&value, G_PARAM_SPEC_VALUE_TYPE (pspec));
       terret_engine_get_shared_setting (engine, host_only[i], &value);
@@ -126,6 +95,8 @@ container_check_available (TerretEngine  *engine,
 
 /* --- Properties ---------------------------------------------------------- */
 
+/* The mode and the engines' settings are the shared code's; the rest
+ * are the container's own. */
 static void
 container_get_property (GObject    *object,
                         guint       prop_id,
@@ -133,29 +104,10 @@ container_get_property (GObject    *object,
                         GParamSpec *pspec)
 {
   TerretContainerExecutor *self = CONTAINER_EXECUTOR (object);
-  TerretContainerExecutorClass *klass = CONTAINER_EXECUTOR_GET_CLASS (object);
-  const char *name = g_param_spec_get_name (pspec);
 
-  switch (klass->targets[prop_id])
-    {
-    case TARGET_MODE:
-      g_value_set_enum (value, MODE (self));
-      break;
-
-    case TARGET_CONFIG:
-      terret_container_config_get (self->config, name, value);
-      break;
-
-    case TARGET_ENGINE:
-      /* A setting of the other mode only is its default, unless set
-       * (which init then refuses). */
-      if ((klass->modes[prop_id] & (1u << MODE (self))) != 0 ||
-          g_hash_table_contains (self->set_early, name))
-        terret_engine_get_shared_setting (TERRET_ENGINE (self), name, value);
-      else
-        g_param_value_set_default (pspec, value);
-      break;
-    }
+  if (!terret_both_modes_get_property (&self->both, &CONTAINER_EXECUTOR_GET_CLASS (self)->both,
+                                       TERRET_ENGINE (self), prop_id, value, pspec))
+    terret_container_config_get (self->config, g_param_spec_get_name (pspec), value);
 }
 
 static void
@@ -165,53 +117,19 @@ container_set_property (GObject      *object,
                         GParamSpec   *pspec)
 {
   TerretContainerExecutor *self = CONTAINER_EXECUTOR (object);
-  TerretContainerExecutorClass *klass = CONTAINER_EXECUTOR_GET_CLASS (object);
-  const char *name = g_param_spec_get_name (pspec);
   gboolean changed = TRUE;
 
-  switch (klass->targets[prop_id])
-    {
-    case TARGET_MODE:
-      changed = MODE (self) != (ContainerMode)g_value_get_enum (value);
-      if (changed && self->initialized)
-        {
-          g_warning ("%s: mode is set when the executor is made; this one stays mode=%s",
-                     terret_executor_get_name (TERRET_EXECUTOR (self)),
-                     mode_values[MODE (self)].value_nick);
-          return;
-        }
-      terret_engine_set_mode (TERRET_ENGINE (self), g_value_get_enum (value));
-      break;
-
-    case TARGET_CONFIG:
-      terret_container_config_set (self->config, name, value, &changed);
-      break;
-
-    case TARGET_ENGINE:
-      if (!self->initialized)
-        g_hash_table_add (self->set_early, g_strdup (name));
-      else if ((klass->modes[prop_id] & (1u << MODE (self))) == 0)
-        {
-          g_warning ("%s: the setting “%s” is not one of mode=%s; ignored",
-                     terret_executor_get_name (TERRET_EXECUTOR (self)), name,
-                     mode_values[MODE (self)].value_nick);
-          return;
-        }
-      changed = terret_engine_set_shared_setting (TERRET_ENGINE (self), name, value);
-      break;
-    }
-
+  if (terret_both_modes_set_property (&self->both, &CONTAINER_EXECUTOR_GET_CLASS (self)->both,
+                                      TERRET_ENGINE (self), prop_id, value, pspec))
+    return;
+  terret_container_config_set (self->config, g_param_spec_get_name (pspec), value, &changed);
   if (changed)
     g_object_notify_by_pspec (object, pspec);
 }
 
 /* The engines' words for the settings whose meaning the container
  * changes: where a shell starts, what it inherits. */
-static const struct
-{
-  const char *name;
-  const char *blurb;
-} container_words[] = {
+static const TerretBothModesWords container_words[] = {
   { "cwd", "Working directory in the container a new shell or command starts in (unset: the "
            "container's own)" },
   { "env", "VARIABLE=value entries added to the container's own environment (and, for a "
@@ -237,77 +155,11 @@ static const struct
                "for a running container, whose network is its own" },
 };
 
-/* A copy of an engine's setting for the executor's class, its text
- * saying which mode it is for when only one has it. */
-static GParamSpec *
-copy_setting (GParamSpec *p,
-              guint       modes)
-{
-  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_NAME;
-  const char *name = g_param_spec_get_name (p);
-  const char *words = g_param_spec_get_blurb (p);
-  g_autofree char *blurb = NULL;
-
-  for (guint i = 0; i < G_N_ELEMENTS (container_words); i++)
-    if (strcmp (container_words[i].name, name) == 0)
-      words = container_words[i].blurb;
-  blurb = modes == (1u << MODE_SESSION) ? g_strdup_printf ("%s (mode=session)", words)
-          : modes == (1u << MODE_ONESHOT) ? g_strdup_printf ("%s (mode=oneshot)", words)
-          : g_strdup (words);
-
-  if (G_IS_PARAM_SPEC_DOUBLE (p))
-    {
-      GParamSpecDouble *d = G_PARAM_SPEC_DOUBLE (p);
-
-      return g_param_spec_double (name, NULL, blurb, d->minimum, d->maximum, d->default_value, flags);
-    }
-  if (G_IS_PARAM_SPEC_UINT64 (p))
-    {
-      GParamSpecUInt64 *u = G_PARAM_SPEC_UINT64 (p);
-
-      return g_param_spec_uint64 (name, NULL, blurb, u->minimum, u->maximum, u->default_value, flags);
-    }
-  if (G_IS_PARAM_SPEC_UINT (p))
-    {
-      GParamSpecUInt *u = G_PARAM_SPEC_UINT (p);
-
-      return g_param_spec_uint (name, NULL, blurb, u->minimum, u->maximum, u->default_value, flags);
-    }
-  if (G_IS_PARAM_SPEC_INT (p))
-    {
-      GParamSpecInt *i = G_PARAM_SPEC_INT (p);
-
-      return g_param_spec_int (name, NULL, blurb, i->minimum, i->maximum, i->default_value, flags);
-    }
-  if (G_IS_PARAM_SPEC_BOOLEAN (p))
-    return g_param_spec_boolean (name, NULL, blurb, G_PARAM_SPEC_BOOLEAN (p)->default_value, flags);
-  if (G_IS_PARAM_SPEC_STRING (p))
-    return g_param_spec_string (name, NULL, blurb, G_PARAM_SPEC_STRING (p)->default_value, flags);
-  if (G_IS_PARAM_SPEC_ENUM (p))
-    return g_param_spec_enum (name, NULL, blurb, G_PARAM_SPEC_VALUE_TYPE (p),
-                              G_PARAM_SPEC_ENUM (p)->default_value, flags);
-  if (G_IS_PARAM_SPEC_FLAGS (p))
-    return g_param_spec_flags (name, NULL, blurb, G_PARAM_SPEC_VALUE_TYPE (p),
-                               G_PARAM_SPEC_FLAGS (p)->default_value, flags);
-  if (G_IS_PARAM_SPEC_BOXED (p))
-    return g_param_spec_boxed (name, NULL, blurb, G_PARAM_SPEC_VALUE_TYPE (p), flags);
-
-  g_error ("container backends: cannot take over the setting %s of type %s", name,
-           G_PARAM_SPEC_TYPE_NAME (p));
-  return NULL;
-}
-
 static void
 container_class_init (TerretContainerExecutorClass *klass,
                       TerretContainerEngine         engine)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
-  GObjectClass *engine_classes[2] = {
-    g_type_class_ref (TERRET_TYPE_SESSION_EXECUTOR),
-    g_type_class_ref (TERRET_TYPE_COMMAND_EXECUTOR),
-  };
-  g_autoptr(GPtrArray) copies = g_ptr_array_new ();
-  g_autoptr(GArray) modes = g_array_new (FALSE, TRUE, sizeof (guint8));
   guint n_config;
 
   object_class->get_property = container_get_property;
@@ -316,68 +168,16 @@ container_class_init (TerretContainerExecutorClass *klass,
   TERRET_ENGINE_CLASS (klass)->check_available = container_check_available;
   klass->engine = engine;
 
-  /* The engines' settings, once each: the session's first, so a setting
-   * both have is described as the session's (the default mode). */
-  for (guint e = 0; e < G_N_ELEMENTS (engine_classes); e++)
-    {
-      guint n;
-      g_autofree GParamSpec **pspecs = g_object_class_list_properties (engine_classes[e], &n);
-
-      for (guint i = 0; i < n; i++)
-        {
-          guint j;
-
-          if ((pspecs[i]->flags & G_PARAM_WRITABLE) == 0)
-            continue;
-          for (j = 0; j < copies->len; j++)
-            if (strcmp (g_param_spec_get_name (g_ptr_array_index (copies, j)),
-                        g_param_spec_get_name (pspecs[i])) == 0)
-              break;
-          if (j == copies->len)
-            {
-              guint8 none = 0;
-
-              g_ptr_array_add (copies, pspecs[i]);
-              g_array_append_val (modes, none);
-            }
-          g_array_index (modes, guint8, j) |= 1u << (e == 0 ? MODE_SESSION : MODE_ONESHOT);
-        }
-    }
-
-  /* Ids: 1 the mode, then the container's own settings, then the
-   * engines'. */
-  terret_container_config_install_properties (object_class, engine, 2);
-  {
-    guint n;
-    g_autofree GParamSpec **own = g_object_class_list_properties (object_class, &n);
-
-    n_config = n;
-  }
-  klass->n_props = 2 + n_config + copies->len;
-  klass->targets = g_new0 (Target, klass->n_props);
-  klass->modes = g_new0 (guint8, klass->n_props);
-  for (guint id = 2; id < 2 + n_config; id++)
-    klass->targets[id] = TARGET_CONFIG;
-
-  klass->targets[1] = TARGET_MODE;
-  g_object_class_install_property (object_class, 1,
-    g_param_spec_enum ("mode", NULL,
-                       "session (one persistent bash per session key, cd and export persist) or "
-                       "oneshot (bash -c per command, stdout and stderr apart); set when the "
-                       "executor is made",
-                       mode_type, MODE_SESSION,
-                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
-
-  for (guint i = 0; i < copies->len; i++)
-    {
-      guint id = 2 + n_config + i;
-      GParamSpec *copy = copy_setting (g_ptr_array_index (copies, i), g_array_index (modes, guint8, i));
-
-      klass->targets[id] = TARGET_ENGINE;
-      klass->modes[id] = g_array_index (modes, guint8, i);
-      g_object_class_install_property (object_class, id, copy);
-    }
-  /* The engine classes stay: the copies' names are theirs. */
+  /* The container's own settings, then, after as many ids, the mode's
+   * and the engines'. */
+  terret_container_config_install_properties (object_class, engine, PROP_FIRST_CONFIG);
+  g_free (g_object_class_list_properties (object_class, &n_config));
+  terret_both_modes_class_install (&klass->both, object_class, PROP_MODE, mode_type,
+                                   "session (one persistent bash per session key, cd and export "
+                                   "persist) or oneshot (bash -c per command, stdout and stderr "
+                                   "apart); set when the executor is made",
+                                   PROP_FIRST_CONFIG + n_config, container_words,
+                                   G_N_ELEMENTS (container_words));
 }
 
 static void
@@ -385,7 +185,7 @@ container_init (TerretContainerExecutor *self,
                 TerretContainerEngine    engine)
 {
   self->config = terret_container_config_new (engine);
-  self->set_early = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  terret_both_modes_init (&self->both);
 }
 
 static void
@@ -401,7 +201,7 @@ container_finalize (GObject      *object,
 {
   TerretContainerExecutor *self = CONTAINER_EXECUTOR (object);
 
-  g_clear_pointer (&self->set_early, g_hash_table_unref);
+  terret_both_modes_clear (&self->both);
   g_clear_pointer (&self->config, terret_container_config_unref);
 
   parent_class->finalize (object);

@@ -1,4 +1,4 @@
-/* terret-flatpak-engines.h: the engines a flatpak-host executor drives
+/* terret-flatpak-engines.h: what the host changes in the SDK's engine
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -7,20 +7,24 @@
 
 #include <terret-exec.h>
 
+#include "terret-both-modes.h"
 #include "terret-flatpak-host.h"
 
 G_BEGIN_DECLS
 
-#define TERRET_TYPE_FLATPAK_SESSION (terret_flatpak_session_get_type ())
-G_DECLARE_FINAL_TYPE (TerretFlatpakSession, terret_flatpak_session, TERRET, FLATPAK_SESSION,
-                      TerretSessionExecutor)
+/* The flatpak-host backend: an engine in the mode its mode setting
+ * names, with the app's host as its far side. */
+typedef struct
+{
+  TerretEngine parent_instance;
 
-#define TERRET_TYPE_FLATPAK_COMMAND (terret_flatpak_command_get_type ())
-G_DECLARE_FINAL_TYPE (TerretFlatpakCommand, terret_flatpak_command, TERRET, FLATPAK_COMMAND,
-                      TerretCommandExecutor)
+  TerretFlatpakHost *host;      /* (owned) */
+  TerretBothModes both;
+} TerretFlatpakExecutor;
 
-void            terret_flatpak_engines_register (GTypeModule       *module);
-TerretExecutor *terret_flatpak_engine_new       (TerretFlatpakHost *host,
-                                                 gboolean           session);
+void     terret_flatpak_engine_class_init      (TerretEngineClass  *klass);
+gboolean terret_flatpak_engine_check_available (TerretEngine       *engine,
+                                                GCancellable       *cancellable,
+                                                GError            **error);
 
 G_END_DECLS
