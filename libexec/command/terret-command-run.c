@@ -893,12 +893,10 @@ _terret_command_run_spawn (CommandRun        *run,
 {
   g_autoptr(TerretLauncher) launcher = _terret_launcher_new_for (launcher_link);
   g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
-  const char *cwd = terret_request_get_cwd (run->request);
+  const char *cwd;
   int fds[2][2] = { { -1, -1 }, { -1, -1 } };
 
   run->far = _terret_launcher_link_is_far (launcher_link);
-  if (cwd == NULL)
-    cwd = run->plan->settings->cwd;
 
   /* The full-output files, one per stream, before anything runs. */
   for (guint i = 0; i < G_N_ELEMENTS (run->streams); i++)
@@ -915,9 +913,10 @@ _terret_command_run_spawn (CommandRun        *run,
         }
     }
 
-  if (!_terret_settings_prepare_launcher (run->plan->settings, launcher, cwd,
+  if (!_terret_settings_prepare_launcher (run->plan->settings, launcher,
                                           terret_request_get_env (run->request), error))
     return FALSE;
+  terret_launcher_set_cwd (launcher, run->plan->cwd);
 
   for (guint i = 0; i < 2; i++)
     {

@@ -47,8 +47,11 @@ start_shell (TerretShellSession  *session,
     return NULL;
 
   launcher = _terret_launcher_new_for (launcher_link);
-  if (!_terret_settings_prepare_launcher (settings, launcher, settings->cwd, NULL, error))
+  if (!_terret_settings_prepare_launcher (settings, launcher, NULL, error))
     return NULL;
+  /* A shell starts where the setting says; a request's directory is
+   * entered for its command alone (terret-shell-protocol.c). */
+  terret_launcher_set_cwd (launcher, settings->cwd);
 
   if (klass->prepare_spawn != NULL &&
       !klass->prepare_spawn (engine, _terret_shell_session_get_key (session),

@@ -34,6 +34,8 @@ typedef struct
   gsize capture_limit;          /* bytes a capture holds: max-output, clamped */
   gboolean keep_full_output;    /* the request asks, or the setting says */
   double stop_grace;            /* seconds a stop gives the command; 0: SIGKILL at once */
+  char *cwd;                    /* (owned) (nullable) where the command runs: the request's,
+                                 * else the cwd setting; NULL: where the launcher is */
 } TerretRunPlan;
 
 TerretRunPlan       *_terret_run_plan_new               (TerretSettings       *settings,

@@ -59,6 +59,8 @@ _terret_run_plan_new (TerretSettings *settings,
   plan->stop_grace = terret_request_get_stop_grace (request);
   if (plan->stop_grace < 0)
     plan->stop_grace = settings->stop_grace;
+  plan->cwd = g_strdup (terret_request_get_cwd (request) != NULL ? terret_request_get_cwd (request)
+                                                                 : settings->cwd);
 
   return plan;
 }
@@ -67,6 +69,7 @@ void
 _terret_run_plan_free (TerretRunPlan *plan)
 {
   g_clear_pointer (&plan->settings, _terret_settings_unref);
+  g_free (plan->cwd);
   g_free (plan);
 }
 

@@ -126,7 +126,6 @@ char          **_terret_settings_build_environ  (const TerretSettings *settings,
                                                  GError              **error);
 gboolean        _terret_settings_prepare_launcher (const TerretSettings *settings,
                                                    TerretLauncher       *launcher,
-                                                   const char           *cwd,
                                                    const char * const   *extra_env,
                                                    GError              **error);
 guint64         _terret_settings_get_limit      (const TerretSettings *settings,

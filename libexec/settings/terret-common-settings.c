@@ -785,14 +785,14 @@ _terret_settings_get_limit (const TerretSettings *settings,
  * _terret_settings_prepare_launcher:
  *
  * What a process of @launcher starts with under @settings: the
- * environment (with @extra_env, a request's, on top), @cwd and the
- * limits. A malformed environment entry fails as
- * _terret_settings_build_environ() says.
+ * environment (with @extra_env, a request's, on top) and the limits. Its
+ * directory is the run plan's (_terret_run_plan_new()), or for a
+ * session's shell the cwd setting, set by the engine. A malformed
+ * environment entry fails as _terret_settings_build_environ() says.
  */
 gboolean
 _terret_settings_prepare_launcher (const TerretSettings  *settings,
                                    TerretLauncher        *launcher,
-                                   const char            *cwd,
                                    const char * const    *extra_env,
                                    GError               **error)
 {
@@ -808,7 +808,6 @@ _terret_settings_prepare_launcher (const TerretSettings  *settings,
   if (envp == NULL)
     return FALSE;
   terret_launcher_set_environ (launcher, (const char * const *)envp);
-  terret_launcher_set_cwd (launcher, cwd);
 
   for (guint i = 0; i < limits->n_values; i++)
     {
