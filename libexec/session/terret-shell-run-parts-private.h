@@ -50,7 +50,6 @@ struct _TerretShellRun
   TerretRequest *request;       /* (owned) */
   TerretRunPlan *plan;          /* (owned) */
   gint64 started;               /* wall-clock time of the run's start, for a list */
-  gint64 began;                 /* monotonic time of the same, for what the command started */
   gint64 last_output;           /* monotonic time of the command's last byte, or its start */
   GCancellable *cancellable;    /* (owned) (nullable) */
   GSource *cancel_source;       /* (owned) (nullable) */

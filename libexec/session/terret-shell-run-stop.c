@@ -9,11 +9,10 @@
  * not), and at the grace's end the KILL sweep ends the session with it.
  * A command that ends before the sweep leaves bash at its prompt: its
  * marker ends the run with what the command printed meanwhile. After a
- * cancel the session, its cwd and variables, survive, and so do the jobs
- * started before the command; what the command started goes on hearing
- * the stop to its sweep. A clock (timeout, deadline, idle) ends the
- * session with everything. The run answers once the session can take its
- * next command.
+ * cancel the session, its cwd and variables, survive; a clock (timeout,
+ * deadline, idle) ends everything the command started, background jobs
+ * too, so the session is ended then. The run answers once the session
+ * can take its next command.
  */
 
 #include "config.h"
@@ -160,14 +159,8 @@ _terret_shell_run_stop_outcome (TerretShellRun  *run,
     }
   if (*result != NULL && !noted)
     _terret_run_plan_note_stop (run->plan, *result, process);
-  /* Cancelled, bash back at its prompt: the session stays, with the jobs
-   * it had before this command; what the command started (its
-   * background jobs, a `setsid` or `nohup` one) hears the rest of the
-   * stop, and the run answers once it is gone. Past the grace, the shell
-   * goes with it. */
-  if (survives &&
-      !_terret_process_stop_spare (process, (g_get_monotonic_time () - run->began) / 1000))
-    _terret_shell_run_kill_shell (run);
+  if (survives)
+    _terret_process_stop_cancel (process);
 }
 
 /* Whether the run's command is being stopped for a caller that no

@@ -85,7 +85,6 @@ _terret_shell_run_new (const TerretShellRunHost *host,
   run->cancellable = cancellable != NULL ? g_object_ref (cancellable) : NULL;
   run->handshake_timeout = plan->settings->handshake_timeout;
   run->started = g_get_real_time ();
-  run->began = g_get_monotonic_time ();
   run->notices = g_string_new (NULL);
   run->out = g_byte_array_new ();
   run->hold = g_byte_array_new ();

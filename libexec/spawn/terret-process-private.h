@@ -34,8 +34,6 @@ void           _terret_process_stop              (TerretProcess *self,
                                                   int            first_signal,
                                                   guint          flags);
 void           _terret_process_stop_cancel       (TerretProcess *self);
-gboolean       _terret_process_stop_spare        (TerretProcess *self,
-                                                  gint64         since_msec);
 void           _terret_process_finish_stop       (TerretProcess *self);
 gboolean       _terret_process_get_stop          (TerretProcess *self,
                                                   int           *signum,

@@ -57,7 +57,6 @@ struct _TerretProcess
   guint far : 1;                /* it runs on a far side: its pid is not this host's */
   TerretLimits limits_hit;      /* what its cgroup refused, as of its end */
   guint stop_sent : 1;          /* its unit runs the stop sequence */
-  guint stop_done : 1;          /* a spared stop ended what the command started */
   int stop_signal;              /* the last signal the stop sequence sent, as of now */
   int stop_signal_at_exit;      /* ... when the process ended; -1: it ended before any stop */
   gint64 stop_began;            /* monotonic time the stop was asked for */
@@ -170,8 +169,6 @@ process_read_locked (TerretProcess *self,
       else if (record.type == TERRET_WIRE_EVENT_SIGNALLED)
         process_note_signalled (self, record.a, record.b, record.c != 0, event.cmdline,
                                 (gsize)n - sizeof record);
-      else if (record.type == TERRET_WIRE_EVENT_STOP_DONE)
-        self->stop_done = TRUE;
       if (record.type == TERRET_WIRE_EVENT_EXITED && !self->exited)
         {
           if (self->stop_sent)
@@ -186,11 +183,8 @@ process_read_locked (TerretProcess *self,
           news = TRUE;
         }
       /* The first thing a wait for an end should see is the end, so the
-       * rest is only read once there is nothing more to wait for; the
-       * same for a spared stop's end. */
+       * rest is only read once there is nothing more to wait for. */
       if (self->exited && timeout_msec != 0 && !self->kill_sent)
-        break;
-      if (record.type == TERRET_WIRE_EVENT_STOP_DONE && timeout_msec != 0)
         break;
     }
 
@@ -891,46 +885,6 @@ _terret_process_finish_stop (TerretProcess *self)
         }
     }
   g_mutex_unlock (&self->mutex);
-}
-
-/*
- * _terret_process_stop_spare:
- *
- * The stop's process came back before the stop's end (a session's shell
- * at its prompt after ^C): it stays, and so does what was there before
- * its command started @since_msec ago; what the command started hears
- * the rest of the stop. Waits, blocking, until none of that is left,
- * which the stop's grace bounds. Returns whether none is; then a later
- * stop starts afresh.
- */
-gboolean
-_terret_process_stop_spare (TerretProcess *self,
-                            gint64         since_msec)
-{
-  gboolean done = TRUE;
-  gint64 deadline;
-
-  g_mutex_lock (&self->mutex);
-  if (self->stop_sent && !self->kill_sent)
-    {
-      self->stop_done = FALSE;
-      process_send_locked (self, TERRET_WIRE_CONTROL_STOP_SPARE,
-                           (int)CLAMP (since_msec, 0, G_MAXINT));
-      deadline = self->stop_began + ((gint64)self->stop_grace_msec + STOP_BOUND_MSEC) * 1000;
-      while (!self->stop_done && self->unit_fd >= 0 && !self->gone)
-        {
-          gint64 left = deadline - g_get_monotonic_time ();
-
-          if (left <= 0)
-            break;
-          process_read_locked (self, (int)MAX (left / 1000, 1));
-        }
-      done = self->stop_done;
-      self->stop_sent = FALSE;
-      self->stop_signal_at_exit = -1;
-    }
-  g_mutex_unlock (&self->mutex);
-  return done;
 }
 
 /**

@@ -10,20 +10,10 @@
  * are the unit's poll timeout: nothing ticks in between. Whatever the
  * program does (ignores every signal, forks, stops itself), the sweep
  * comes at the grace's end.
- *
- * A session's bash that comes back to its prompt before the sweep (^C
- * ended its command) is spared (unit_stop_spare()): it stays, with what
- * was there before the command started (earlier background jobs, as a
- * terminal's ^C leaves them), and the stages go on for what the command
- * started, its background jobs, `setsid` and `nohup` ones too; their
- * end is reported, and the unit stays. Whose a process is, is told by
- * its start time, the kernel's (/proc/PID/stat), in the unit's own
- * clock: no host's clock is compared with it.
  */
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdlib.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -83,55 +73,6 @@ report (UnitStop *stop,
     ;
 }
 
-/* Clock ticks since boot now, as /proc/PID/stat counts a start. */
-static unsigned long long
-now_ticks (void)
-{
-  struct timespec ts;
-  unsigned long long hz = (unsigned long long)sysconf (_SC_CLK_TCK);
-
-  clock_gettime (CLOCK_BOOTTIME, &ts);
-  return (unsigned long long)ts.tv_sec * hz + (unsigned long long)ts.tv_nsec * hz / 1000000000ull;
-}
-
-/* Whether @pid is still there (not a zombie) and started at or after
- * @since (clock ticks since boot). */
-static int
-started_since (pid_t              pid,
-               unsigned long long since)
-{
-  char path[64], buffer[1024], *p;
-  unsigned long long start = 0;
-  ssize_t n;
-  int fd;
-
-  snprintf (path, sizeof path, "/proc/%d/stat", (int)pid);
-  fd = open (path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return 0;
-  n = read (fd, buffer, sizeof buffer - 1);
-  close (fd);
-  if (n <= 0)
-    return 0;
-  buffer[n] = '\0';
-  /* After the command's name (which may hold anything): state, then the
-   * start time is the 20th field. */
-  p = strrchr (buffer, ')');
-  if (p == NULL || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X')
-    return 0;
-  p += 2;
-  for (int field = 0; field < 19 && p != NULL; field++)
-    {
-      p = strchr (p, ' ');
-      if (p != NULL)
-        p++;
-    }
-  if (p == NULL)
-    return 0;
-  start = strtoull (p, NULL, 10);
-  return start >= since;
-}
-
 /* The children of @pid (of its main thread), into @pids. */
 static size_t
 children_of (pid_t   pid,
@@ -154,69 +95,24 @@ children_of (pid_t   pid,
 }
 
 /* @sig to every process in the unit's tree, whichever group or session
- * it moved to (a spared stop: but the process and what is older than its
- * command); reported (with its command line) when @tell. Returns how
- * many it signalled. */
-static size_t
+ * it moved to; reported (with its command line) when @tell. */
+static void
 signal_tree (UnitStop *stop,
              pid_t     process,
              int       sig,
              int       tell)
 {
   pid_t pids[WALK_MAX];
-  size_t n = children_of (getpid (), pids, WALK_MAX), signalled = 0;
+  size_t n = children_of (getpid (), pids, WALK_MAX);
 
   /* Breadth first: the list grows as it is walked. */
   for (size_t i = 0; i < n; i++)
     n += children_of (pids[i], pids + n, WALK_MAX - n);
   for (size_t i = 0; i < n; i++)
     {
-      if (stop->spare && (pids[i] == process || !started_since (pids[i], stop->spare_ticks)))
-        continue;
       if (tell)
         report (stop, TERRET_WIRE_EVENT_SIGNALLED, pids[i], sig, pids[i] == process, pids[i]);
       kill (pids[i], sig);
-      signalled++;
-    }
-  return signalled;
-}
-
-/* A spared stop's end: KILL to what is left of the command's, again as
- * orphans come back to the unit, until none is (bounded: a process that
- * SIGKILL has not ended yet is counted again). */
-static void
-spare_sweep (UnitStop *stop,
-             pid_t     process)
-{
-  for (int round = 0; round < 200 && signal_tree (stop, process, SIGKILL, round == 0) > 0; round++)
-    usleep (1000);
-  stop->active = 0;
-  stop->spare = 0;
-  report (stop, TERRET_WIRE_EVENT_STOP_DONE, 0, 0, 0, 0);
-}
-
-void
-unit_stop_spare (UnitStop *stop,
-                 pid_t     process,
-                 int       since_ms)
-{
-  unsigned long long hz = (unsigned long long)sysconf (_SC_CLK_TCK);
-  unsigned long long back = (unsigned long long)(since_ms > 0 ? since_ms : 0) * hz / 1000;
-  unsigned long long now = now_ticks ();
-
-  if (!stop->active)
-    {
-      report (stop, TERRET_WIRE_EVENT_STOP_DONE, 0, 0, 0, 0);
-      return;
-    }
-  stop->spare = 1;
-  stop->spare_ticks = now > back ? now - back : 0;
-  /* Nothing of the command's left: done now. */
-  if (signal_tree (stop, process, 0, 0) == 0)
-    {
-      stop->active = 0;
-      stop->spare = 0;
-      report (stop, TERRET_WIRE_EVENT_STOP_DONE, 0, 0, 0, 0);
     }
 }
 
@@ -229,7 +125,6 @@ unit_stop_begin (UnitStop *stop,
                  int       report_fd)
 {
   stop->active = 1;
-  stop->spare = 0;
   stop->flags = flags;
   stop->report_fd = report_fd;
   stop->began_ms = now_ms ();
@@ -278,7 +173,7 @@ unit_stop_due (UnitStop *stop,
     {
       stop->term_ms = -1;
       report (stop, TERRET_WIRE_EVENT_STOP_STAGE, SIGTERM, (int32_t)(now - stop->began_ms), 0, 0);
-      if ((stop->flags & TERRET_WIRE_STOP_FOREGROUND) && !stop->spare)
+      if (stop->flags & TERRET_WIRE_STOP_FOREGROUND)
         {
           /* The terminal's foreground group, which with job control off
            * is the shell's own: an interactive bash ignores SIGTERM and
@@ -296,11 +191,6 @@ unit_stop_due (UnitStop *stop,
   if (now >= stop->kill_ms)
     {
       report (stop, TERRET_WIRE_EVENT_STOP_STAGE, SIGKILL, (int32_t)(now - stop->began_ms), 0, 0);
-      if (stop->spare)
-        {
-          spare_sweep (stop, process);
-          return 0;
-        }
       /* Who was still there, for the library's account; the sweep
        * follows. */
       signal_tree (stop, process, SIGKILL, 1);

@@ -497,8 +497,6 @@ launcher_unit_main (const Plan *plan,
                 break;
               host_gone = 1;
               stop.report_fd = -1;
-              /* Nobody is left to hold the shell: nothing is spared. */
-              stop.spare = 0;
               if (!stop.active)
                 unit_stop_begin (&stop, unit.process, plan->stop_grace_ms, 0,
                                  TERRET_WIRE_STOP_CLOSE, -1);
@@ -517,8 +515,6 @@ launcher_unit_main (const Plan *plan,
             }
           else if (control.type == TERRET_WIRE_CONTROL_STOP_CANCEL)
             stop.active = 0;
-          else if (control.type == TERRET_WIRE_CONTROL_STOP_SPARE)
-            unit_stop_spare (&stop, unit.process, control.a);
           else if (control.type == TERRET_WIRE_CONTROL_SIGNAL_GROUP && control.a > 0 &&
                    control.a < NSIG)
             {

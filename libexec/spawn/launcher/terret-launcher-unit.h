@@ -88,8 +88,6 @@ typedef struct
   int64_t began_ms;             /* CLOCK_MONOTONIC */
   int64_t term_ms;              /* when SIGTERM is due; -1 once sent */
   int64_t kill_ms;              /* when the KILL sweep is due */
-  int spare;                    /* the process stays, with what started before spare_ticks */
-  unsigned long long spare_ticks; /* start times (clock ticks since boot) older than this are spared */
 } UnitStop;
 
 /* Begins the stop of the unit whose process is @process: its first
@@ -102,17 +100,9 @@ void unit_stop_begin   (UnitStop       *stop,
                         int             report_fd);
 /* Milliseconds until the next stage is due (a poll timeout), or -1. */
 int  unit_stop_wait_ms (const UnitStop *stop);
-/* Carries out the stages that are due. Returns 1 once the KILL sweep is
- * (never for a spared stop, whose end is reported instead). */
+/* Carries out the stages that are due. Returns 1 once the KILL sweep is. */
 int  unit_stop_due     (UnitStop       *stop,
                         pid_t           process);
-/* The process came back (a session's bash at its prompt, after ^C): it
- * stays, and so does what was there before the command it ran started
- * @since_ms ago; the rest hears the remaining stages. STOP_DONE is
- * reported when nothing of the rest is left, at once where there is none. */
-void unit_stop_spare   (UnitStop       *stop,
-                        pid_t           process,
-                        int             since_ms);
 
 /* `terret-launcher --supervise PROGRAM...` (terret-launcher-supervise.c):
  * runs @argv and contains what it starts, where no library is near. */

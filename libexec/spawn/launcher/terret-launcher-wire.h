@@ -100,8 +100,6 @@ typedef enum
                                     * the signal; c: 1 for the process itself. The record may go
                                     * on with its command line, NUL-separated: a reader that takes
                                     * only the record loses nothing else (SOCK_SEQPACKET) */
-  TERRET_WIRE_EVENT_STOP_DONE = 7, /* after STOP_SPARE: nothing the command started is left; the
-                                    * process stays */
 } TerretWireEventType;
 
 /* The most of a SIGNALLED event's command line that is sent. */
@@ -121,10 +119,6 @@ typedef enum
                                            * library wrote ^C); c: TERRET_WIRE_STOP_* */
   TERRET_WIRE_CONTROL_STOP_CANCEL = 5,    /* the stop worked: what is left stays (a session's
                                            * shell, back at its prompt) */
-  TERRET_WIRE_CONTROL_STOP_SPARE = 6,     /* the process is back (a session's shell at its
-                                           * prompt): it stays, and so does what started before
-                                           * its command did, a: milliseconds ago; the rest goes
-                                           * on hearing the stop (STOP_DONE when it is gone) */
 } TerretWireControlType;
 
 /* How a stop goes on after its first signal. */
