@@ -54,9 +54,12 @@ escapees_command (const char *token,
     token, N_ESCAPEES, linger ? " sleep 300" : "");
 }
 
-/* Live processes whose argv[0] begins with @token. */
+/* Live processes whose argv[0] begins with @token; with @describe, each
+ * on stderr (state, parent, group, session, ignored signals), saying
+ * which step of the stop did not reach it. */
 static guint
-count_escapees (const char *token)
+count_escapees_full (const char *token,
+                     gboolean    describe)
 {
   g_autoptr(GDir) dir = g_dir_open ("/proc", 0, NULL);
   g_autofree char *prefix = g_strconcat (token, "-", NULL);
@@ -82,10 +85,32 @@ count_escapees (const char *token)
       if (!g_file_get_contents (stat_path, &stat, NULL, NULL))
         continue;
       paren = strrchr (stat, ')');
-      if (paren != NULL && paren[1] == ' ' && paren[2] != 'Z')
-        count++;
+      if (paren == NULL || paren[1] != ' ' || paren[2] == 'Z')
+        continue;
+      count++;
+      if (describe)
+        {
+          g_autofree char *status_path = g_build_filename ("/proc", name, "status", NULL);
+          g_autofree char *status = NULL;
+          /* After the command's name: state ppid pgrp session ... */
+          g_auto(GStrv) fields = g_strsplit (paren + 2, " ", 5);
+          const char *sig;
+
+          g_file_get_contents (status_path, &status, NULL, NULL);
+          sig = status != NULL ? strstr (status, "SigIgn:") : NULL;
+          if (g_strv_length (fields) >= 5)
+            g_printerr ("#   pid %s %s: state %s, parent %s, group %s, session %s; %.*s\n", name,
+                        cmdline + strlen (prefix), fields[0], fields[1], fields[2], fields[3],
+                        sig != NULL ? (int)strcspn (sig, "\n") : 0, sig != NULL ? sig : "");
+        }
     }
   return count;
+}
+
+static guint
+count_escapees (const char *token)
+{
+  return count_escapees_full (token, FALSE);
 }
 
 /* Iterates the default main context meanwhile: a run in flight needs it. */
@@ -101,52 +126,16 @@ assert_escapees_running (const char *token)
   g_assert_cmpuint (count_escapees (token), ==, N_ESCAPEES);
 }
 
-/* Who is left, on stderr: which escapees outlived the run, in which
- * state, under which parent, group and session, say which step of the
- * stop did not reach them. */
-static void
-describe_escapees (const char *token)
-{
-  g_autoptr(GDir) dir = g_dir_open ("/proc", 0, NULL);
-  g_autofree char *prefix = g_strconcat (token, "-", NULL);
-  const char *name;
-
-  g_printerr ("# %s: left after the run:\n", g_test_get_path ());
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *cmdline_path = g_build_filename ("/proc", name, "cmdline", NULL);
-      g_autofree char *stat_path = g_build_filename ("/proc", name, "stat", NULL);
-      g_autofree char *status_path = g_build_filename ("/proc", name, "status", NULL);
-      g_autofree char *cmdline = NULL;
-      g_autofree char *stat = NULL;
-      g_autofree char *status = NULL;
-      g_auto(GStrv) fields = NULL;
-      const char *sig;
-
-      if (!g_ascii_isdigit (name[0]) ||
-          !g_file_get_contents (cmdline_path, &cmdline, NULL, NULL) ||
-          !g_str_has_prefix (cmdline, prefix) ||
-          !g_file_get_contents (stat_path, &stat, NULL, NULL))
-        continue;
-      g_file_get_contents (status_path, &status, NULL, NULL);
-      sig = status != NULL ? strstr (status, "SigIgn:") : NULL;
-      /* After the command's name: state ppid pgrp session ... */
-      fields = g_strsplit (strrchr (stat, ')') + 2, " ", 5);
-      if (g_strv_length (fields) < 5)
-        continue;
-      g_printerr ("#   pid %s %s: state %s, parent %s, group %s, session %s; %.*s\n", name,
-                  cmdline + strlen (token) + 1, fields[0], fields[1], fields[2], fields[3],
-                  sig != NULL ? (int)strcspn (sig, "\n") : 0, sig != NULL ? sig : "");
-    }
-}
-
 static void
 assert_no_escapees (const char *token)
 {
   for (guint i = 0; i < VANISH_TRIES && count_escapees (token) > 0; i++)
     g_usleep (TRY_USEC);
   if (count_escapees (token) != 0)
-    describe_escapees (token);
+    {
+      g_printerr ("# %s: left after the run:\n", g_test_get_path ());
+      count_escapees_full (token, TRUE);
+    }
   g_assert_cmpuint (count_escapees (token), ==, 0);
 }
 
