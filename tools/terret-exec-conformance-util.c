@@ -132,6 +132,16 @@ kit_assert_exits (TerretExecutor *executor,
 {
   g_autoptr(TerretResult) result = kit_run (executor, command);
 
+  /* What it said instead, for whoever reads the failure. */
+  if (!terret_result_get_exited (result))
+    {
+      g_autofree char *out = kit_bytes_to_string (terret_result_get_stdout (result));
+
+      g_printerr ("# %s: no exit: signal %d, notice “%s”, output “%s”\n", command,
+                  terret_result_get_term_signal (result),
+                  terret_result_get_notice (result) != NULL ? terret_result_get_notice (result) : "",
+                  out);
+    }
   g_assert_true (terret_result_get_exited (result));
   g_assert_cmpint (terret_result_get_exit_status (result), ==, status);
   g_assert_cmpint (terret_result_get_term_signal (result), ==, 0);
