@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -271,6 +272,63 @@ test_cancel_then_run (gconstpointer data)
 }
 
 static void
+test_cancel_spares (void)
+{
+  g_autoptr(TerretExecutor) executor = new_executor ("pty");
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(TerretResult) cancelled = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = terret_test_make_tmpdir ();
+  g_autofree char *first = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *check = NULL;
+  g_autoptr(TerretRequest) request = NULL;
+  const char *pids;
+  long early;
+
+  g_test_summary ("A cancel ends what the command started, its background, setsid and nohup "
+                  "jobs; the session stays, with its cwd, its variables and the job it had "
+                  "before the command.");
+  /* The kernel tells a start time in clock ticks: the command starts
+   * ticks after the earlier job, which the loop waits for on that clock. */
+  first = g_strdup_printf ("cd '%s'; export MARK=kept; sleep 900 & echo \"early $!\"; "
+                           "s=$(cut -d' ' -f22 /proc/$!/stat); "
+                           "while [ \"$(cut -d' ' -f22 /proc/self/stat)\" -le $((s + 2)) ]; do :; done",
+                           dir);
+  request = terret_request_new (first);
+  result = terret_executor_run (executor, request, NULL, &error);
+  g_assert_no_error (error);
+  out = result_text (result);
+  g_assert_nonnull (strstr (out, "early "));
+  early = strtol (strstr (out, "early ") + strlen ("early "), NULL, 10);
+  g_assert_cmpint (early, >, 0);
+
+  cancelled = run_cancelled (executor,
+                             "setsid sleep 901 & a=$!; nohup sleep 902 >/dev/null 2>&1 & b=$!; "
+                             "sleep 903 & c=$!; echo \"pids $a $b $c\"; echo working; sleep 904",
+                             "working\n", 5);
+  g_free (out);
+  out = result_text (cancelled);
+  pids = strstr (out, "pids ");
+  g_assert_nonnull (pids);
+  *strchr (pids, '\n') = '\0';
+  terret_test_wait_gone_all (pids + strlen ("pids "));
+
+  check = g_strdup_printf ("kill -0 %ld && echo alive; pwd; echo $MARK; kill %ld", early, early);
+  g_clear_object (&request);
+  g_clear_object (&result);
+  request = terret_request_new (check);
+  result = terret_executor_run (executor, request, NULL, &error);
+  g_assert_no_error (error);
+  g_free (out);
+  out = result_text (result);
+  expected = g_strdup_printf ("alive\n%s\nkept\n", dir);
+  g_assert_cmpstr (out, ==, expected);
+  g_assert_null (terret_result_get_notice (result));
+}
+
+static void
 test_handshake_stuck (void)
 {
   g_autoptr(TerretExecutor) executor = new_executor ("pty");
@@ -328,6 +386,7 @@ main (int   argc,
       g_test_add_data_func (p5, b, test_cancel_then_run);
       g_test_add_data_func (p6, b, test_close_hup);
     }
+  g_test_add_func ("/stop/pty/cancel-spares", test_cancel_spares);
   g_test_add_func ("/stop/pty/handshake-stuck", test_handshake_stuck);
   return g_test_run ();
 }

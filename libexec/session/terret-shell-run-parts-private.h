@@ -50,6 +50,7 @@ struct _TerretShellRun
   TerretRequest *request;       /* (owned) */
   TerretRunPlan *plan;          /* (owned) */
   gint64 started;               /* wall-clock time of the run's start, for a list */
+  gint64 began;                 /* monotonic time the command was first sent */
   gint64 last_output;           /* monotonic time of the command's last byte, or its start */
   GCancellable *cancellable;    /* (owned) (nullable) */
   GSource *cancel_source;       /* (owned) (nullable) */

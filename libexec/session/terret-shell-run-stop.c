@@ -9,10 +9,12 @@
  * not), and at the grace's end the KILL sweep ends the session with it.
  * A command that ends before the sweep leaves bash at its prompt: its
  * marker ends the run with what the command printed meanwhile. After a
- * cancel the session, its cwd and variables, survive; a clock (timeout,
- * deadline, idle) ends everything the command started, background jobs
- * too, so the session is ended then. The run answers once the session
- * can take its next command.
+ * cancel the session, its cwd and variables, survive, and so do the jobs
+ * started before the command; what the command started goes on hearing
+ * the stop to its sweep, and the session's next run waits for its end. A
+ * clock (timeout, deadline, idle) ends everything the command started,
+ * background jobs too, so the session is ended then. The run answers
+ * once bash is back.
  */
 
 #include "config.h"
@@ -60,7 +62,8 @@ _terret_shell_run_stop (TerretShellRun *run,
   _terret_timers_disarm (run->host.timers, TERRET_SHELL_TIMER_HARD);
   _terret_timers_disarm (run->host.timers, TERRET_SHELL_TIMER_IDLE);
   _terret_shell_run_send_interrupt_now (run);
-  _terret_process_stop (process, run->plan->stop_grace, 0, TERRET_WIRE_STOP_FOREGROUND);
+  _terret_process_stop_command (process, run->plan->stop_grace,
+                                (g_get_monotonic_time () - run->began) / 1000);
   _terret_timers_arm_in (run->host.timers, TERRET_SHELL_TIMER_ESCALATE,
                          run->plan->stop_grace + SWEEP_BOUND_SECONDS);
   return TRUE;
@@ -147,6 +150,18 @@ _terret_shell_run_stop_outcome (TerretShellRun  *run,
       break;
     case SHELL_STOP_CANCELLED:
       _terret_run_plan_note_stop (run->plan, *result, process);
+      /* Where the shell's unit holds a client (ssh, podman exec) and not
+       * the shell, nothing tells what the command started from the
+       * session's own jobs: the session goes with them, as after a clock. */
+      if (survives && !_terret_process_is_far (process) &&
+          !terret_shell_channel_can_prepare_run (run->host.channel))
+        {
+          _terret_process_stop_cancel (process);
+          _terret_shell_run_kill_shell (run);
+          survives = FALSE;
+          terret_result_add_notice (*result, "The shell session was ended with it, so the next "
+                                             "run starts a fresh session.");
+        }
       terret_request_set_cancelled_result (run->request, *result);
       g_clear_object (result);
       if (*error == NULL)
@@ -159,8 +174,12 @@ _terret_shell_run_stop_outcome (TerretShellRun  *run,
     }
   if (*result != NULL && !noted)
     _terret_run_plan_note_stop (run->plan, *result, process);
+  /* Cancelled, bash back at its prompt: the session stays, with the jobs
+   * it had before this command; what the command started (its
+   * background jobs, a `setsid` or `nohup` one) hears the rest of the
+   * stop, and the session's next run waits for its end. */
   if (survives)
-    _terret_process_stop_cancel (process);
+    _terret_process_stop_spare (process);
 }
 
 /* Whether the run's command is being stopped for a caller that no

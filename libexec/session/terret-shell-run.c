@@ -412,6 +412,7 @@ _terret_shell_run_start (TerretShellRun *run,
   if (kind == EXCHANGE_COMMAND && !run->clocks_armed)
     {
       run->clocks_armed = TRUE;
+      run->began = g_get_monotonic_time ();
       if (run->plan->deadline > 0)
         _terret_timers_arm_in (run->host.timers, TERRET_SHELL_TIMER_HARD, run->plan->deadline);
       if (run->plan->idle_timeout > 0)

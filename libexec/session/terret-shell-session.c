@@ -75,6 +75,9 @@ struct _TerretShellSession
   TerretSpoolList spools;       /* full-output files, removed when the session closes */
   GQueue deferred;              /* (element-type DeferredRun) runs waiting for a stop to end */
   double stop_grace;            /* the current shell's settings': a close's grace */
+  GSource *spared_source;       /* (owned) (nullable) a cancelled command's jobs are ending */
+  GSource *spared_bound;        /* (owned) (nullable) ... and when to stop waiting for them */
+  gint64 spared_deadline;       /* monotonic time the unit reports their end by */
   guint busy : 1;
   guint close_requested : 1;
 };
@@ -311,9 +314,15 @@ run_owe_notice (GObject    *session,
   g_mutex_unlock (&self->mutex);
 }
 
+/* How long past the unit's own bound the session waits for a cancelled
+ * command's jobs' end to be reported before it ends the shell: a bound,
+ * not a step. */
+#define SPARED_BOUND_MSEC 1000
+
 /* A run that arrived while the session's command was being stopped for
- * a caller that no longer waits for it (a cancel): it waits for the
- * stop, bounded by its grace, instead of failing busy. */
+ * a caller that no longer waits for it (a cancel), or while what that
+ * command started still hears the stop: it waits for the stop, bounded
+ * by its grace, instead of failing busy. */
 typedef struct
 {
   TerretShellSession *self;     /* (owned) */
@@ -358,6 +367,67 @@ session_resume_deferred (TerretShellSession *self)
     }
 }
 
+/* Once a cancelled command's jobs ended (or their grace did, and the
+ * shell goes with them): the runs that waited go on. */
+static gboolean
+session_on_spared (gpointer user_data)
+{
+  TerretShellSession *self = user_data;
+  TerretProcess *process = terret_shell_channel_get_process (self->channel);
+
+  _terret_clear_source (&self->spared_source);
+  _terret_clear_source (&self->spared_bound);
+  if (process != NULL && _terret_process_is_sparing (process, NULL))
+    {
+      session_drop_sources (self);
+      terret_shell_channel_terminate (self->channel);
+      run_owe_notice (G_OBJECT (self), "What the cancelled command had started did not end "
+                                       "within its grace; the shell session was ended with it, "
+                                       "so this run started a fresh session.");
+    }
+  g_mutex_lock (&self->mutex);
+  session_resume_deferred (self);
+  g_mutex_unlock (&self->mutex);
+  return G_SOURCE_REMOVE;
+}
+
+/* The spared stop's watch, on @context: where the runs that wait for it
+ * are dispatched (a sync run iterates a context of its own). */
+static void
+session_attach_spared (TerretShellSession *self,
+                       GMainContext       *context)
+{
+  TerretProcess *process = terret_shell_channel_get_process (self->channel);
+  gint64 left = (self->spared_deadline - g_get_monotonic_time ()) / 1000;
+
+  _terret_clear_source (&self->spared_source);
+  _terret_clear_source (&self->spared_bound);
+  self->spared_source = _terret_process_create_spared_source (process);
+  g_source_set_callback (self->spared_source, session_on_spared, self, NULL);
+  g_source_attach (self->spared_source, context);
+  self->spared_bound = g_timeout_source_new ((guint)CLAMP (left, 0, G_MAXUINT - SPARED_BOUND_MSEC) +
+                                             SPARED_BOUND_MSEC);
+  g_source_set_static_name (self->spared_bound, "[terret] spared stop's bound");
+  g_source_set_callback (self->spared_bound, session_on_spared, self, NULL);
+  g_source_attach (self->spared_bound, context);
+}
+
+/* Called with the mutex held. Whether the command that ended, cancelled,
+ * left jobs that are still hearing the stop: the runs that come meanwhile
+ * wait for their end, bounded by the grace. */
+static gboolean
+session_wait_spared (TerretShellSession *self)
+{
+  TerretProcess *process = terret_shell_channel_get_process (self->channel);
+
+  if (self->spared_source != NULL)
+    return TRUE;
+  if (process == NULL || !_terret_process_is_sparing (process, &self->spared_deadline))
+    return FALSE;
+  session_attach_spared (self, self->context);
+  return TRUE;
+}
+
 /* The session is free again before the run's outcome is returned,
  * because the caller's callback may start the next run at once. */
 static void
@@ -382,7 +452,8 @@ run_finished (GObject        *session,
                                   NULL);
       self->parked_command = g_strdup (command);
     }
-  session_resume_deferred (self);
+  if (!session_wait_spared (self))
+    session_resume_deferred (self);
   g_mutex_unlock (&self->mutex);
 }
 
@@ -398,7 +469,8 @@ session_defer (TerretShellSession  *self,
   DeferredRun *deferred;
 
   g_mutex_lock (&self->mutex);
-  if (!self->busy || self->run == NULL || !_terret_shell_run_is_cancelled_stop (self->run))
+  if (self->spared_source == NULL &&
+      (!self->busy || self->run == NULL || !_terret_shell_run_is_cancelled_stop (self->run)))
     {
       g_mutex_unlock (&self->mutex);
       return FALSE;
@@ -412,6 +484,8 @@ session_defer (TerretShellSession  *self,
   deferred->user_data = user_data;
   deferred->context = g_main_context_ref_thread_default ();
   g_queue_push_tail (&self->deferred, deferred);
+  if (self->spared_source != NULL)
+    session_attach_spared (self, deferred->context);
   g_mutex_unlock (&self->mutex);
   return TRUE;
 }
@@ -433,6 +507,8 @@ terret_shell_session_dispose (GObject *object)
   TerretShellSession *self = TERRET_SHELL_SESSION (object);
 
   session_drop_sources (self);
+  _terret_clear_source (&self->spared_source);
+  _terret_clear_source (&self->spared_bound);
   _terret_timers_clear (&self->timers);
   if (self->channel != NULL)
     terret_shell_channel_terminate (self->channel);

@@ -34,6 +34,13 @@ void           _terret_process_stop              (TerretProcess *self,
                                                   int            first_signal,
                                                   guint          flags);
 void           _terret_process_stop_cancel       (TerretProcess *self);
+void           _terret_process_stop_command      (TerretProcess *self,
+                                                  double         grace,
+                                                  gint64         since_msec);
+gboolean       _terret_process_stop_spare        (TerretProcess *self);
+GSource       *_terret_process_create_spared_source (TerretProcess *self);
+gboolean       _terret_process_is_sparing        (TerretProcess *self,
+                                                  gint64        *deadline);
 void           _terret_process_finish_stop       (TerretProcess *self);
 gboolean       _terret_process_get_stop          (TerretProcess *self,
                                                   int           *signum,

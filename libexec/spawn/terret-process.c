@@ -57,6 +57,8 @@ struct _TerretProcess
   guint far : 1;                /* it runs on a far side: its pid is not this host's */
   TerretLimits limits_hit;      /* what its cgroup refused, as of its end */
   guint stop_sent : 1;          /* its unit runs the stop sequence */
+  guint sparing : 1;            /* a spared stop waits for what the command started to end */
+  gint64 spare_deadline;        /* monotonic time by when the unit reports that end */
   int stop_signal;              /* the last signal the stop sequence sent, as of now */
   int stop_signal_at_exit;      /* ... when the process ended; -1: it ended before any stop */
   gint64 stop_began;            /* monotonic time the stop was asked for */
@@ -169,6 +171,11 @@ process_read_locked (TerretProcess *self,
       else if (record.type == TERRET_WIRE_EVENT_SIGNALLED)
         process_note_signalled (self, record.a, record.b, record.c != 0, event.cmdline,
                                 (gsize)n - sizeof record);
+      else if (record.type == TERRET_WIRE_EVENT_STOP_DONE && self->sparing)
+        {
+          self->sparing = FALSE;
+          news = TRUE;
+        }
       if (record.type == TERRET_WIRE_EVENT_EXITED && !self->exited)
         {
           if (self->stop_sent)
@@ -195,12 +202,19 @@ process_read_locked (TerretProcess *self,
 
 /* --- The sources ------------------------------------------------------ */
 
+typedef enum
+{
+  UNTIL_EXIT,
+  UNTIL_GONE,
+  UNTIL_SPARED,                 /* a spared stop's end, or the process's */
+} ProcessUntil;
+
 typedef struct
 {
   GSource source;
   TerretProcess *process;       /* (owned) */
   gpointer tag;
-  gboolean until_gone;
+  ProcessUntil until;
 } ProcessSource;
 
 static gboolean
@@ -210,7 +224,19 @@ process_source_ready (ProcessSource *self)
   gboolean ready;
 
   g_mutex_lock (&process->mutex);
-  ready = self->until_gone ? process->gone : process->exited;
+  switch (self->until)
+    {
+    case UNTIL_GONE:
+      ready = process->gone;
+      break;
+    case UNTIL_SPARED:
+      ready = !process->sparing || process->exited;
+      break;
+    case UNTIL_EXIT:
+    default:
+      ready = process->exited;
+      break;
+    }
   g_mutex_unlock (&process->mutex);
 
   return ready;
@@ -277,14 +303,16 @@ static GSourceFuncs process_source_funcs = {
 
 static GSource *
 process_source_new (TerretProcess *self,
-                    gboolean       until_gone)
+                    ProcessUntil   until)
 {
+  static const char *const names[] = { "[terret] process exit", "[terret] process gone",
+                                        "[terret] process spared" };
   GSource *source = g_source_new (&process_source_funcs, sizeof (ProcessSource));
   ProcessSource *ps = (ProcessSource *)source;
 
   ps->process = g_object_ref (self);
-  ps->until_gone = until_gone;
-  g_source_set_static_name (source, until_gone ? "[terret] process gone" : "[terret] process exit");
+  ps->until = until;
+  g_source_set_static_name (source, names[until]);
 
   g_mutex_lock (&self->mutex);
   if (self->unit_fd >= 0)
@@ -503,7 +531,7 @@ terret_process_create_exit_source (TerretProcess *self)
 {
   g_return_val_if_fail (TERRET_IS_PROCESS (self), NULL);
 
-  return process_source_new (self, FALSE);
+  return process_source_new (self, UNTIL_EXIT);
 }
 
 /*
@@ -516,7 +544,7 @@ terret_process_create_exit_source (TerretProcess *self)
 GSource *
 _terret_process_create_gone_source (TerretProcess *self)
 {
-  return process_source_new (self, TRUE);
+  return process_source_new (self, UNTIL_GONE);
 }
 
 /* The unit socket, to poll() along with something else in a blocking
@@ -703,21 +731,12 @@ terret_process_signal_group (TerretProcess *self,
   g_mutex_unlock (&self->mutex);
 }
 
-/*
- * _terret_process_stop:
- *
- * Asks the unit for the stop sequence (terret-launcher-stop.c): the
- * process's group hears @first_signal (0: none, the caller wrote ^C to
- * its terminal), or with %TERRET_WIRE_STOP_CLOSE in @flags everything
- * hears SIGHUP and SIGCONT; SIGTERM follows halfway through @grace
- * seconds, and the KILL sweep at their end. A @grace of 0 is a kill.
- * The first stop holds its clock. Returns at once.
- */
-void
-_terret_process_stop (TerretProcess *self,
-                      double         grace,
-                      int            first_signal,
-                      guint          flags)
+/* Sends the unit its stop: see _terret_process_stop(). */
+static void
+process_stop (TerretProcess *self,
+              double         grace,
+              int            first,
+              guint          flags)
 {
   int msec = (int)(CLAMP (grace, 0, 3600) * 1000);
 
@@ -730,18 +749,56 @@ _terret_process_stop (TerretProcess *self,
   g_mutex_lock (&self->mutex);
   if (!self->stop_sent && !self->kill_sent && !self->gone)
     {
-      TerretWireRecord record = { TERRET_WIRE_CONTROL_STOP, msec, first_signal, (int32_t)flags };
+      TerretWireRecord record = { TERRET_WIRE_CONTROL_STOP, msec, first, (int32_t)flags };
 
       self->stop_sent = TRUE;
       self->stop_grace_msec = msec;
       self->stop_began = g_get_monotonic_time ();
-      self->stop_signal = first_signal;
+      self->stop_signal = (flags & TERRET_WIRE_STOP_FOREGROUND) ? 0 : first;
+      /* A fresh account: what an earlier stop signalled is not this one's. */
+      g_array_set_size (self->signalled, 0);
       if (self->unit_fd >= 0)
         while (send (self->unit_fd, &record, sizeof record, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 &&
                errno == EINTR)
           ;
     }
   g_mutex_unlock (&self->mutex);
+}
+
+/*
+ * _terret_process_stop:
+ *
+ * Asks the unit for the stop sequence (terret-launcher-stop.c): the
+ * process's group hears @first_signal (0: none), or with
+ * %TERRET_WIRE_STOP_CLOSE in @flags everything hears SIGHUP and SIGCONT;
+ * SIGTERM follows halfway through @grace seconds, and the KILL sweep at
+ * their end. A @grace of 0 is a kill. The first stop holds its clock.
+ * Returns at once.
+ */
+void
+_terret_process_stop (TerretProcess *self,
+                      double         grace,
+                      int            first_signal,
+                      guint          flags)
+{
+  process_stop (self, grace, first_signal, flags);
+}
+
+/*
+ * _terret_process_stop_command:
+ *
+ * The stop of a command that a session's shell runs, which the caller
+ * interrupted on its terminal (^C): SIGTERM halfway through @grace goes
+ * to what the command started @since_msec ago, not to the shell or the
+ * jobs it had before; the sweep at the grace's end takes everything,
+ * unless the shell came back (_terret_process_stop_spare()).
+ */
+void
+_terret_process_stop_command (TerretProcess *self,
+                              double         grace,
+                              gint64         since_msec)
+{
+  process_stop (self, grace, (int)CLAMP (since_msec, 0, G_MAXINT32), TERRET_WIRE_STOP_FOREGROUND);
 }
 
 /* The stop worked before its end: what is left stays (a session's shell
@@ -885,6 +942,65 @@ _terret_process_finish_stop (TerretProcess *self)
         }
     }
   g_mutex_unlock (&self->mutex);
+}
+
+/*
+ * _terret_process_stop_spare:
+ *
+ * The command's stop (_terret_process_stop_command()) saw its shell
+ * come back before the stop's end (at its prompt after ^C): the shell
+ * stays, and so does what was there before the command started; what
+ * the command started hears the rest of the stop, which the grace bounds. A later stop starts
+ * afresh. Returns whether something is left to end: then
+ * _terret_process_create_spared_source() says when nothing is.
+ */
+gboolean
+_terret_process_stop_spare (TerretProcess *self)
+{
+  gboolean sparing = FALSE;
+
+  g_mutex_lock (&self->mutex);
+  if (self->stop_sent && !self->kill_sent && self->unit_fd >= 0 && !self->gone)
+    {
+      self->sparing = TRUE;
+      self->spare_deadline = self->stop_began +
+                             ((gint64)self->stop_grace_msec + STOP_BOUND_MSEC) * 1000;
+      process_send_locked (self, TERRET_WIRE_CONTROL_STOP_SPARE, 0);
+      process_read_locked (self, 0);
+      sparing = self->sparing;
+      self->stop_sent = FALSE;
+      self->stop_signal_at_exit = -1;
+    }
+  g_mutex_unlock (&self->mutex);
+  return sparing;
+}
+
+/*
+ * _terret_process_create_spared_source:
+ *
+ * A source that dispatches once the spared stop's end is reported (or
+ * the process ended).
+ */
+GSource *
+_terret_process_create_spared_source (TerretProcess *self)
+{
+  return process_source_new (self, UNTIL_SPARED);
+}
+
+/* Whether a spared stop still waits for what the command started; and
+ * by when (monotonic time) the unit reports its end at the latest. */
+gboolean
+_terret_process_is_sparing (TerretProcess *self,
+                            gint64        *deadline)
+{
+  gboolean sparing;
+
+  g_mutex_lock (&self->mutex);
+  sparing = self->sparing && !self->exited;
+  if (deadline != NULL)
+    *deadline = self->spare_deadline;
+  g_mutex_unlock (&self->mutex);
+  return sparing;
 }
 
 /**

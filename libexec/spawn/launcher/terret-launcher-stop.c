@@ -10,14 +10,25 @@
  * are the unit's poll timeout: nothing ticks in between. Whatever the
  * program does (ignores every signal, forks, stops itself), the sweep
  * comes at the grace's end.
+ *
+ * A session's bash that comes back to its prompt before the sweep (^C
+ * ended its command) is spared (unit_stop_spare()): it stays, with what
+ * was there before the command started (earlier background jobs, as a
+ * terminal's ^C leaves them), and the stages go on for what the command
+ * started, its background jobs, `setsid` and `nohup` ones too; their
+ * end is reported, and the unit stays. Whose a process is, is told by
+ * its start time, the kernel's (/proc/PID/stat), in the unit's own
+ * clock: no host's clock is compared with it.
  */
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -73,6 +84,55 @@ report (UnitStop *stop,
     ;
 }
 
+/* Clock ticks since boot now, as /proc/PID/stat counts a start. */
+static unsigned long long
+now_ticks (void)
+{
+  struct timespec ts;
+  unsigned long long hz = (unsigned long long)sysconf (_SC_CLK_TCK);
+
+  clock_gettime (CLOCK_BOOTTIME, &ts);
+  return (unsigned long long)ts.tv_sec * hz + (unsigned long long)ts.tv_nsec * hz / 1000000000ull;
+}
+
+/* Whether @pid is still there (not a zombie) and started at or after
+ * @since (clock ticks since boot). */
+static int
+started_since (pid_t              pid,
+               unsigned long long since)
+{
+  char path[64], buffer[1024], *p;
+  unsigned long long start = 0;
+  ssize_t n;
+  int fd;
+
+  snprintf (path, sizeof path, "/proc/%d/stat", (int)pid);
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  n = read (fd, buffer, sizeof buffer - 1);
+  close (fd);
+  if (n <= 0)
+    return 0;
+  buffer[n] = '\0';
+  /* After the command's name (which may hold anything): state, then the
+   * start time is the 20th field. */
+  p = strrchr (buffer, ')');
+  if (p == NULL || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X')
+    return 0;
+  p += 2;
+  for (int field = 0; field < 19 && p != NULL; field++)
+    {
+      p = strchr (p, ' ');
+      if (p != NULL)
+        p++;
+    }
+  if (p == NULL)
+    return 0;
+  start = strtoull (p, NULL, 10);
+  return start >= since;
+}
+
 /* The children of @pid (of its main thread), into @pids. */
 static size_t
 children_of (pid_t   pid,
@@ -95,25 +155,115 @@ children_of (pid_t   pid,
 }
 
 /* @sig to every process in the unit's tree, whichever group or session
- * it moved to; reported (with its command line) when @tell. */
-static void
+ * it moved to (a command's stop: but the process and what is older than
+ * the command); reported (with its command line) when @tell. Returns how
+ * many it signalled. */
+static size_t
 signal_tree (UnitStop *stop,
              pid_t     process,
              int       sig,
              int       tell)
 {
   pid_t pids[WALK_MAX];
-  size_t n = children_of (getpid (), pids, WALK_MAX);
+  size_t n = children_of (getpid (), pids, WALK_MAX), signalled = 0;
 
   /* Breadth first: the list grows as it is walked. */
   for (size_t i = 0; i < n; i++)
     n += children_of (pids[i], pids + n, WALK_MAX - n);
   for (size_t i = 0; i < n; i++)
     {
+      if (stop->command_only &&
+          (pids[i] == process || !started_since (pids[i], stop->command_ticks)))
+        continue;
       if (tell)
         report (stop, TERRET_WIRE_EVENT_SIGNALLED, pids[i], sig, pids[i] == process, pids[i]);
       kill (pids[i], sig);
+      signalled++;
     }
+  return signalled;
+}
+
+/* A spared stop ends: nothing of the command's is left. */
+static void
+spare_done (UnitStop *stop)
+{
+  for (int i = 0; i < stop->n_watch; i++)
+    close (stop->watch[i]);
+  stop->n_watch = 0;
+  stop->active = 0;
+  stop->spare = 0;
+  report (stop, TERRET_WIRE_EVENT_STOP_DONE, 0, 0, 0, 0);
+}
+
+/* What of the command's is left, watched again (a pidfd is readable once
+ * its process ended): a spared stop sees their end when it comes, with
+ * no timer. Returns how many are left. */
+static size_t
+spare_watch (UnitStop *stop,
+             pid_t     process)
+{
+  pid_t pids[WALK_MAX];
+  size_t n = children_of (getpid (), pids, WALK_MAX), left = 0;
+
+  for (int i = 0; i < stop->n_watch; i++)
+    close (stop->watch[i]);
+  stop->n_watch = 0;
+  for (size_t i = 0; i < n; i++)
+    n += children_of (pids[i], pids + n, WALK_MAX - n);
+  for (size_t i = 0; i < n; i++)
+    {
+      int fd;
+
+      if (pids[i] == process || !started_since (pids[i], stop->command_ticks))
+        continue;
+      left++;
+      if (stop->n_watch < UNIT_STOP_WATCH &&
+          (fd = (int)syscall (SYS_pidfd_open, pids[i], 0)) >= 0)
+        stop->watch[stop->n_watch++] = fd;
+    }
+  return left;
+}
+
+/* A spared stop's end at the grace's: KILL to what is left of the
+ * command's, again as orphans come back to the unit, until none is
+ * (bounded: a process that SIGKILL has not ended yet is counted again). */
+static void
+spare_sweep (UnitStop *stop,
+             pid_t     process)
+{
+  for (int round = 0; round < 200 && signal_tree (stop, process, SIGKILL, round == 0) > 0; round++)
+    usleep (1000);
+  spare_done (stop);
+}
+
+void
+unit_stop_spare (UnitStop *stop,
+                 pid_t     process)
+{
+  if (!stop->active || !stop->command_only)
+    {
+      stop->active = 0;
+      report (stop, TERRET_WIRE_EVENT_STOP_DONE, 0, 0, 0, 0);
+      return;
+    }
+  stop->spare = 1;
+  /* The command is over (bash is back); what it left (background jobs,
+   * a `setsid` or `nohup` one) heard no ^C: SIGTERM now, so that the
+   * session is ready once they finished, and the sweep at the grace's end. */
+  stop->term_ms = -1;
+  signal_tree (stop, process, SIGTERM, 1);
+  signal_tree (stop, process, SIGCONT, 0);
+  if (spare_watch (stop, process) == 0)
+    spare_done (stop);
+}
+
+int
+unit_stop_watch_fds (const UnitStop *stop,
+                     struct pollfd  *pfds)
+{
+  for (int i = 0; i < stop->n_watch; i++)
+    pfds[i] = (struct pollfd){ stop->watch[i], POLLIN, 0 };
+  return stop->n_watch;
 }
 
 void
@@ -125,6 +275,23 @@ unit_stop_begin (UnitStop *stop,
                  int       report_fd)
 {
   stop->active = 1;
+  stop->spare = 0;
+  stop->command_only = 0;
+  if (flags & TERRET_WIRE_STOP_FOREGROUND)
+    {
+      unsigned long long hz = (unsigned long long)sysconf (_SC_CLK_TCK);
+      /* One tick more: a start time is cut down to the tick it fell in. */
+      unsigned long long back = (unsigned long long)(first_signal > 0 ? first_signal : 0) * hz /
+                                1000 + 1;
+      unsigned long long now = now_ticks ();
+
+      stop->command_only = 1;
+      stop->command_ticks = now > back ? now - back : 0;
+      first_signal = 0;
+    }
+  for (int k = 0; k < stop->n_watch; k++)
+    close (stop->watch[k]);
+  stop->n_watch = 0;
   stop->flags = flags;
   stop->report_fd = report_fd;
   stop->began_ms = now_ms ();
@@ -169,30 +336,36 @@ unit_stop_due (UnitStop *stop,
   if (!stop->active)
     return 0;
 
+  /* Woken by an end, a signal or a word from the library: whether what a
+   * spared stop waits for is gone yet. */
+  if (stop->spare && spare_watch (stop, process) == 0)
+    {
+      spare_done (stop);
+      return 0;
+    }
+
   if (stop->term_ms >= 0 && now >= stop->term_ms)
     {
       stop->term_ms = -1;
       report (stop, TERRET_WIRE_EVENT_STOP_STAGE, SIGTERM, (int32_t)(now - stop->began_ms), 0, 0);
-      if (stop->flags & TERRET_WIRE_STOP_FOREGROUND)
-        {
-          /* The terminal's foreground group, which with job control off
-           * is the shell's own: an interactive bash ignores SIGTERM and
-           * stays, its command does not. */
-          kill (-process, SIGTERM);
-          kill (-process, SIGCONT);
-        }
-      else
-        {
-          signal_tree (stop, process, SIGTERM, 1);
-          signal_tree (stop, process, SIGCONT, 0);
-        }
+      /* A command's stop: what the command started, the terminal's
+       * foreground job and its background ones alike, never the shell or
+       * the jobs it had before; otherwise everything. */
+      signal_tree (stop, process, SIGTERM, 1);
+      signal_tree (stop, process, SIGCONT, 0);
     }
 
   if (now >= stop->kill_ms)
     {
       report (stop, TERRET_WIRE_EVENT_STOP_STAGE, SIGKILL, (int32_t)(now - stop->began_ms), 0, 0);
+      if (stop->spare)
+        {
+          spare_sweep (stop, process);
+          return 0;
+        }
       /* Who was still there, for the library's account; the sweep
-       * follows. */
+       * follows, and takes the shell too. */
+      stop->command_only = 0;
       signal_tree (stop, process, SIGKILL, 1);
       return 1;
     }

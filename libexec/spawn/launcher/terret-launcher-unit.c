@@ -428,9 +428,11 @@ launcher_unit_main (const Plan *plan,
 
   for (;;)
     {
-      struct pollfd pfds[2] = { { host_gone ? -1 : unit_fd, POLLIN, 0 }, { sigfd, POLLIN, 0 } };
+      struct pollfd pfds[2 + UNIT_STOP_WATCH] = { { host_gone ? -1 : unit_fd, POLLIN, 0 },
+                                                  { sigfd, POLLIN, 0 } };
+      nfds_t n_pfds = 2 + (nfds_t)unit_stop_watch_fds (&stop, pfds + 2);
 
-      if (poll (pfds, 2, unit_stop_wait_ms (&stop)) < 0)
+      if (poll (pfds, n_pfds, unit_stop_wait_ms (&stop)) < 0)
         {
           if (errno == EINTR)
             continue;
@@ -497,7 +499,8 @@ launcher_unit_main (const Plan *plan,
                 break;
               host_gone = 1;
               stop.report_fd = -1;
-              if (!stop.active)
+              /* Nobody is left to hold the shell: nothing is spared. */
+              if (!stop.active || stop.spare)
                 unit_stop_begin (&stop, unit.process, plan->stop_grace_ms, 0,
                                  TERRET_WIRE_STOP_CLOSE, -1);
               continue;
@@ -515,6 +518,8 @@ launcher_unit_main (const Plan *plan,
             }
           else if (control.type == TERRET_WIRE_CONTROL_STOP_CANCEL)
             stop.active = 0;
+          else if (control.type == TERRET_WIRE_CONTROL_STOP_SPARE)
+            unit_stop_spare (&stop, unit.process);
           else if (control.type == TERRET_WIRE_CONTROL_SIGNAL_GROUP && control.a > 0 &&
                    control.a < NSIG)
             {

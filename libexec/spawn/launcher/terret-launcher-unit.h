@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <poll.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 
@@ -79,6 +80,10 @@ void launcher_kill_children (void (*on_reaped) (int pid, int status, void *data)
 void launcher_kill_strays (const pid_t *units,
                            size_t       n_units);
 
+/* How many processes a spared stop watches for their end; with more, the
+ * rest are seen to end at the next wake, at the latest the sweep. */
+#define UNIT_STOP_WATCH 16
+
 /* A stop sequence in progress (terret-launcher-stop.c). */
 typedef struct
 {
@@ -88,7 +93,19 @@ typedef struct
   int64_t began_ms;             /* CLOCK_MONOTONIC */
   int64_t term_ms;              /* when SIGTERM is due; -1 once sent */
   int64_t kill_ms;              /* when the KILL sweep is due */
+  int command_only;             /* a command's stop: the process and what started before
+                                 * command_ticks hear none of it, but the sweep */
+  unsigned long long command_ticks; /* the command's start, in clock ticks since boot */
+  int spare;                    /* the command ended: the process stays, with what is older */
+  int watch[UNIT_STOP_WATCH];   /* pidfds of what a spared stop waits for, -1: none */
+  int n_watch;
 } UnitStop;
+
+/* Readable when one of the processes a spared stop waits for ends: into
+ * the unit's poll, so their end is seen when it happens. Returns how
+ * many of @pfds it filled. */
+int  unit_stop_watch_fds (const UnitStop *stop,
+                          struct pollfd  *pfds);
 
 /* Begins the stop of the unit whose process is @process: its first
  * signal now, SIGTERM at half @grace_ms, the sweep at @grace_ms. */
@@ -100,8 +117,16 @@ void unit_stop_begin   (UnitStop       *stop,
                         int             report_fd);
 /* Milliseconds until the next stage is due (a poll timeout), or -1. */
 int  unit_stop_wait_ms (const UnitStop *stop);
-/* Carries out the stages that are due. Returns 1 once the KILL sweep is. */
+/* Carries out the stages that are due, and for a spared stop, sees
+ * whether what it waits for is gone. Returns 1 once the KILL sweep is
+ * (never for a spared stop, whose end is reported instead). */
 int  unit_stop_due     (UnitStop       *stop,
+                        pid_t           process);
+/* The process came back (a session's bash at its prompt, after ^C): it
+ * stays, and so does what was there before its command started; the
+ * rest hears SIGTERM now and the sweep at the grace's end. STOP_DONE is
+ * reported when nothing of the rest is left, at once where there is none. */
+void unit_stop_spare   (UnitStop       *stop,
                         pid_t           process);
 
 /* `terret-launcher --supervise PROGRAM...` (terret-launcher-supervise.c):

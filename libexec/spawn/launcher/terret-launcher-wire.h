@@ -100,6 +100,8 @@ typedef enum
                                     * the signal; c: 1 for the process itself. The record may go
                                     * on with its command line, NUL-separated: a reader that takes
                                     * only the record loses nothing else (SOCK_SEQPACKET) */
+  TERRET_WIRE_EVENT_STOP_DONE = 7, /* after STOP_SPARE: nothing the command started is left; the
+                                    * process stays */
 } TerretWireEventType;
 
 /* The most of a SIGNALLED event's command line that is sent. */
@@ -116,16 +118,24 @@ typedef enum
   TERRET_WIRE_CONTROL_STOP = 4,           /* the stop sequence (terret-launcher-stop.c): a: the
                                            * grace in milliseconds (0: KILL at once); b: the
                                            * first signal for the process's group (0: none, the
-                                           * library wrote ^C); c: TERRET_WIRE_STOP_* */
+                                           * library wrote ^C), with STOP_FOREGROUND the
+                                           * milliseconds since the command started; c:
+                                           * TERRET_WIRE_STOP_* */
   TERRET_WIRE_CONTROL_STOP_CANCEL = 5,    /* the stop worked: what is left stays (a session's
                                            * shell, back at its prompt) */
+  TERRET_WIRE_CONTROL_STOP_SPARE = 6,     /* a command's stop: the process is back (a
+                                           * session's shell at its prompt): it stays, and so does
+                                           * what started before the command; the rest goes on
+                                           * hearing the stop (STOP_DONE when it is gone) */
 } TerretWireControlType;
 
 /* How a stop goes on after its first signal. */
 #define TERRET_WIRE_STOP_CLOSE      (1u << 0)  /* a closing terminal: SIGHUP and SIGCONT to
                                                 * everything, then SIGTERM to everything */
-#define TERRET_WIRE_STOP_FOREGROUND (1u << 1)  /* a run on a terminal: SIGTERM to the process's
-                                                * group only (a session's bash ignores it) */
+#define TERRET_WIRE_STOP_FOREGROUND (1u << 1)  /* a command on a session's terminal (the
+                                                * library wrote ^C): SIGTERM to what the command
+                                                * started, not to the shell or its earlier jobs,
+                                                * which only the sweep ends */
 
 typedef struct
 {
