@@ -198,7 +198,10 @@ static const char remote_modes[] =
  * `builtin exec` last only as long as that command (a function of that
  * name is removed first). __terret_R is the restore step. __terret_X
  * exports a PROMPT_COMMAND and an ENV that make a bash or a POSIX shell
- * exec'd in the session's place print `RS key R RS key`. __terret_c runs
+ * exec'd in the session's place print `RS key R RS key`; not the
+ * session's own bash, which keeps __terret_xa (unexported) and holds
+ * them still when ^C cut its line short: its prompt is an earlier
+ * exchange's, as after any ^C. __terret_c runs
  * when the request's alias did not expand (aliases off): it says so
  * (flag U), or swallows the prompt of a second line whose first never
  * finished. */
@@ -276,7 +279,7 @@ static const char handshake_script[] =
   "__terret_R(){ [[ -z $__terret_r ]]||\\builtin eval \"$__terret_r\";};"
   "\\builtin declare -ft __terret_N __terret_T __terret_R;"
   "__terret_X(){ __terret_xa=1 __terret_xe=${ENV-} __terret_xs=${ENV+s} "
-  "__terret_xp=\"[ \\\"\\$\\$\\\" = $$ ]&&printf '\\\\036%sR\\\\036%s\\\\n' $__terret_K $__terret_K >/dev/tty\";"
+  "__terret_xp=\"[ \\\"\\$\\$\\\" = $$ ]&&[ -z \\\"\\${__terret_xa-}\\\" ]&&printf '\\\\036%sR\\\\036%s\\\\n' $__terret_K $__terret_K >/dev/tty\";"
   "[[ -n ${PROMPT_COMMAND[*]-}||${PROMPT_COMMAND+${PROMPT_COMMAND@a}} == *r* ]]||"
   "\\builtin export PROMPT_COMMAND=\"$__terret_xp\";"
   "[[ ${ENV+${ENV@a}} == *r* ]]||\\builtin export ENV=\"\\$($__terret_xp)\";};"
