@@ -182,19 +182,9 @@ method_initialize (CliStdio   *server,
     }
   json_builder_end_object (builder);
   json_builder_set_member_name (builder, "serverInfo");
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "name");
-  json_builder_add_string_value (builder, "terret-exec");
-  json_builder_set_member_name (builder, "title");
-  json_builder_add_string_value (builder, "terret-exec shell sessions");
-  json_builder_set_member_name (builder, "version");
-  json_builder_add_string_value (builder, PACKAGE_VERSION);
-  json_builder_end_object (builder);
+  json_builder_add_value (builder, cli_mcp_server_info ());
   json_builder_set_member_name (builder, "instructions");
-  json_builder_add_string_value (builder,
-                                 "Runs shell commands with the bash tool. A session keeps its "
-                                 "shell where the backend allows (cd and export persist); one "
-                                 "command runs per session at a time.");
+  json_builder_add_string_value (builder, CLI_MCP_INSTRUCTIONS);
   json_builder_end_object (builder);
 
   respond_result (server, id, json_builder_get_root (builder));
@@ -345,8 +335,9 @@ task_run_respond (CliStdio         *server,
     task_ended (server, task);
 }
 
-/* A cancelled call is still waited for (its command must be over before
- * the server may exit) but never answered, as the spec asks. */
+/* A call ended: a task's run ends its task, a tasks/result's wait
+ * answers with the task's result, and a plain call with its tool result,
+ * unless it was cancelled. */
 static void
 wire_respond (CliStdio         *server,
              CliCall          *call,
@@ -368,11 +359,8 @@ wire_respond (CliStdio         *server,
       return;
     }
 
-  if (g_cancellable_is_cancelled (cli_call_get_cancellable (call)) ||
-      g_error_matches (outcome->error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    return;
-
-  respond_result (server, cli_call_get_id (call), cli_mcp_tool_result (outcome, mcp_call->structured));
+  if (cli_mcp_call_answers (call, outcome))
+    respond_result (server, cli_call_get_id (call), cli_mcp_tool_result (outcome, mcp_call->structured));
 }
 
 /* A task-augmented call's ttl, in milliseconds: `task` is an object whose
@@ -425,11 +413,7 @@ create_task_result (CliMcpTask *task)
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "task");
   json_builder_add_value (builder, cli_mcp_task_to_json (task));
-  json_builder_set_member_name (builder, "_meta");
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "io.modelcontextprotocol/model-immediate-response");
-  json_builder_add_string_value (builder, words);
-  json_builder_end_object (builder);
+  cli_mcp_add_immediate_response (builder, words);
   json_builder_end_object (builder);
 
   return json_builder_get_root (builder);
@@ -440,13 +424,10 @@ method_tools_call (CliStdio   *server,
                    JsonNode   *id,
                    JsonObject *params)
 {
-  g_autoptr(JsonObject) empty = NULL;
-  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) arguments = NULL;
   g_autoptr(JsonNode) task_id = NULL;
-  g_autofree char *key = cli_id_key (id);
-  g_autofree char *unknown = NULL;
-  JsonNode *arguments, *meta, *task_node;
-  const char *name = NULL;
+  g_autofree char *refused = NULL;
+  JsonNode *meta, *task_node;
   const char *fault = NULL;
   CliMcpTask *task = NULL;
   gint64 ttl = 0;
@@ -454,34 +435,9 @@ method_tools_call (CliStdio   *server,
   McpCall *mcp_call;
   CliCall *call;
 
-  if (params == NULL || !cli_json_get_string (params, "name", &name) || name == NULL)
-    {
-      respond_error (server, id, RPC_INVALID_PARAMS, "“name” (a string) is required");
-      return;
-    }
-
-  arguments = json_object_get_member (params, "arguments");
-  if (arguments != NULL && !JSON_NODE_HOLDS_NULL (arguments) && !JSON_NODE_HOLDS_OBJECT (arguments))
-    {
-      respond_error (server, id, RPC_INVALID_PARAMS, "“arguments” must be an object");
-      return;
-    }
-
-  /* Ids must be unique among requests in flight, or a cancel would not
-   * know which one it meant. */
-  if (cli_stdio_has_call (server, key))
-    {
-      respond_error (server, id, RPC_INVALID_REQUEST, "“id”: a request with this id is in flight");
-      return;
-    }
-
-  op = cli_op_lookup_tool (name, server_caps (server));
+  op = cli_mcp_tool_call_read (server, id, params, &arguments);
   if (op == NULL)
-    {
-      unknown = g_strdup_printf ("Unknown tool: %s", name);
-      respond_error (server, id, RPC_INVALID_PARAMS, unknown);
-      return;
-    }
+    return;
 
   /* A revision without tasks ignores the member, as the spec asks of a
    * server that did not offer them. */
@@ -495,16 +451,12 @@ method_tools_call (CliStdio   *server,
         }
       if (!op->tasks)
         {
-          unknown = g_strdup_printf ("Tool %s does not run as a task", name);
-          respond_error (server, id, RPC_METHOD_NOT_FOUND, unknown);
+          refused = g_strdup_printf ("Tool %s does not run as a task", op->tool);
+          respond_error (server, id, RPC_METHOD_NOT_FOUND, refused);
           return;
         }
       task = cli_mcp_tasks_add (mcp_server (server)->tasks, ttl);
-      /* The run's call has an id no request can have (an object), so the
-       * client may reuse the request's id once it has its answer. */
-      task_id = json_node_new (JSON_NODE_OBJECT);
-      json_node_take_object (task_id, json_object_new ());
-      json_object_set_string_member (json_node_get_object (task_id), "task", cli_mcp_task_get_id (task));
+      task_id = cli_mcp_task_call_id (task);
     }
 
   mcp_call = g_new0 (McpCall, 1);
@@ -530,19 +482,14 @@ method_tools_call (CliStdio   *server,
         }
     }
 
-  if (arguments == NULL || !JSON_NODE_HOLDS_OBJECT (arguments))
-    empty = json_object_new ();
-  if (!cli_op_start (op, call, empty != NULL ? empty : json_node_get_object (arguments), &error))
+  if (!cli_mcp_tool_call_start (server, id, call, op, arguments))
     {
       /* Refused before it ran: no task was made. */
-      cli_call_drop (call);
       if (task != NULL)
         cli_mcp_tasks_remove (mcp_server (server)->tasks, task);
-      respond_error (server, id, RPC_INVALID_PARAMS, error->message);
       return;
     }
 
-  /* The run answers in a later iteration, never within its start. */
   if (task != NULL)
     respond_result (server, id, create_task_result (task));
 }
@@ -554,23 +501,11 @@ find_task (CliStdio   *server,
            JsonObject *params,
            const char *doing)
 {
-  const char *task_id = NULL;
-  CliMcpTask *task;
-  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+  CliMcpTask *task = cli_mcp_tasks_find (mcp_server (server)->tasks, params, doing, &error);
 
-  if (params == NULL || !cli_json_get_string (params, "taskId", &task_id) || task_id == NULL)
-    {
-      respond_error (server, id, RPC_INVALID_PARAMS, "“taskId” (a string) is required");
-      return NULL;
-    }
-
-  task = cli_mcp_tasks_lookup (mcp_server (server)->tasks, task_id);
   if (task == NULL)
-    {
-      text = g_strdup_printf ("Failed to %s task: no task “%s” (never made, or forgotten after its ttl)",
-                              doing, task_id);
-      respond_error (server, id, RPC_INVALID_PARAMS, text);
-    }
+    respond_error (server, id, RPC_INVALID_PARAMS, error->message);
   return task;
 }
 
@@ -646,19 +581,15 @@ method_tasks_cancel (CliStdio   *server,
                      JsonNode   *id,
                      JsonObject *params)
 {
+  g_autoptr(GError) error = NULL;
   g_autoptr(GError) cancelled = NULL;
   g_autofree char *call_key = NULL;
-  g_autofree char *text = NULL;
   CliOutcome outcome = { NULL, NULL, NULL, NULL };
-  CliMcpTask *task = find_task (server, id, params, "cancel");
+  CliMcpTask *task = cli_mcp_tasks_find_to_cancel (mcp_server (server)->tasks, params, &error);
 
   if (task == NULL)
-    return;
-  if (cli_mcp_task_is_terminal (task))
     {
-      text = g_strdup_printf ("Cannot cancel task: already in terminal status '%s'",
-                              cli_mcp_task_get_status_name (task));
-      respond_error (server, id, RPC_INVALID_PARAMS, text);
+      respond_error (server, id, RPC_INVALID_PARAMS, error->message);
       return;
     }
 
@@ -701,16 +632,6 @@ method_tasks_list (CliStdio   *server,
     respond_result (server, id, list);
 }
 
-static void
-wire_notification (CliStdio   *server,
-                   const char *method,
-                   JsonObject *params)
-{
-  if (g_str_equal (method, "notifications/cancelled"))
-    cli_mcp_notify_cancelled (server, params);
-  /* notifications/initialized and any other: nothing to do. */
-}
-
 /* Requests before initialize are served as after it, with the newest
  * revision's shapes: a client that skipped the handshake is better
  * served than refused, and one that did not gets no surprise. */
@@ -738,11 +659,7 @@ wire_request (CliStdio   *server,
   else if (g_str_equal (method, "tasks/list") && server_tasks (server))
     method_tasks_list (server, id, params);
   else
-    {
-      g_autofree char *text = g_strdup_printf ("Method not found: %s", method);
-
-      respond_error (server, id, RPC_METHOD_NOT_FOUND, text);
-    }
+    cli_mcp_respond_no_method (server, id, method);
 }
 
 const CliMcpWire cli_mcp_wire_2025 = {
@@ -750,6 +667,6 @@ const CliMcpWire cli_mcp_wire_2025 = {
   .state_new = mcp_server_new,
   .state_free = mcp_server_free,
   .request = wire_request,
-  .notification = wire_notification,
+  .notification = cli_mcp_notification,
   .respond = wire_respond,
 };

@@ -308,13 +308,11 @@ start_poll (CliStdio   *server,
 {
   Task26 *t = cli_mcp_task_get_data (task);
   g_autoptr(JsonObject) fields = json_object_new ();
-  g_autoptr(JsonNode) id = json_node_new (JSON_NODE_OBJECT);
+  g_autoptr(JsonNode) id = cli_mcp_task_call_id (task);
   g_autoptr(GError) error = NULL;
   CliCall *call;
 
-  /* An id no request can have (an object), one per stretch. */
-  json_node_take_object (id, json_object_new ());
-  json_object_set_string_member (json_node_get_object (id), "task", cli_mcp_task_get_id (task));
+  /* One id per stretch. */
   json_object_set_int_member (json_node_get_object (id), "stretch", ++t->stretches);
   json_object_set_string_member (fields, "session", t->session);
   json_object_set_double_member (fields, "wait", POLL_WAIT_SECONDS);

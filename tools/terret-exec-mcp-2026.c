@@ -82,23 +82,6 @@ complete (JsonNode *result)
   return result;
 }
 
-static void
-add_server_info (JsonBuilder *builder)
-{
-  json_builder_set_member_name (builder, "_meta");
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, SERVER_INFO_META);
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "name");
-  json_builder_add_string_value (builder, "terret-exec");
-  json_builder_set_member_name (builder, "title");
-  json_builder_add_string_value (builder, "terret-exec shell sessions");
-  json_builder_set_member_name (builder, "version");
-  json_builder_add_string_value (builder, PACKAGE_VERSION);
-  json_builder_end_object (builder);
-  json_builder_end_object (builder);
-}
-
 /* Methods -------------------------------------------------------------- */
 
 /* What initialize said before this revision: the revisions served, the
@@ -132,17 +115,19 @@ method_discover (CliStdio *server,
   json_builder_end_object (builder);
   json_builder_set_member_name (builder, "instructions");
   json_builder_add_string_value (builder,
-                                 "Runs shell commands with the bash tool. A session keeps its "
-                                 "shell where the backend allows (cd and export persist); one "
-                                 "command runs per session at a time. A command that waits for "
-                                 "input on its terminal becomes an input_required task.");
+                                 CLI_MCP_INSTRUCTIONS " A command that waits for input on its "
+                                 "terminal becomes an input_required task.");
   /* The same for every client and until the server ends; not cached, as
    * the backend's settings may differ in the next server. */
   json_builder_set_member_name (builder, "ttlMs");
   json_builder_add_int_value (builder, 0);
   json_builder_set_member_name (builder, "cacheScope");
   json_builder_add_string_value (builder, "private");
-  add_server_info (builder);
+  json_builder_set_member_name (builder, "_meta");
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, SERVER_INFO_META);
+  json_builder_add_value (builder, cli_mcp_server_info ());
+  json_builder_end_object (builder);
   json_builder_end_object (builder);
 
   cli_mcp_respond_result (server, id, json_builder_get_root (builder));
@@ -176,11 +161,7 @@ create_task_result (CliMcpTask *task)
   cli_mcp26_task_add_members (task, builder, FALSE);
   json_builder_set_member_name (builder, "resultType");
   json_builder_add_string_value (builder, "task");
-  json_builder_set_member_name (builder, "_meta");
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "io.modelcontextprotocol/model-immediate-response");
-  json_builder_add_string_value (builder, words);
-  json_builder_end_object (builder);
+  cli_mcp_add_immediate_response (builder, words);
   json_builder_end_object (builder);
 
   return json_builder_get_root (builder);
@@ -191,66 +172,34 @@ method_tools_call (CliStdio   *server,
                    JsonNode   *id,
                    JsonObject *params)
 {
-  g_autoptr(JsonObject) empty = NULL;
-  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) arguments = NULL;
   g_autoptr(JsonNode) task_id = NULL;
-  g_autofree char *key = cli_id_key (id);
-  g_autofree char *unknown = NULL;
-  JsonNode *arguments;
-  const char *name = NULL;
   CliMcpTask *task = NULL;
   const CliOp *op;
   CliCall *call;
 
-  if (params == NULL || !cli_json_get_string (params, "name", &name) || name == NULL)
-    {
-      cli_mcp_respond_error (server, id, CLI_RPC_INVALID_PARAMS, "“name” (a string) is required");
-      return;
-    }
-  arguments = json_object_get_member (params, "arguments");
-  if (arguments != NULL && !JSON_NODE_HOLDS_NULL (arguments) && !JSON_NODE_HOLDS_OBJECT (arguments))
-    {
-      cli_mcp_respond_error (server, id, CLI_RPC_INVALID_PARAMS, "“arguments” must be an object");
-      return;
-    }
-  if (cli_stdio_has_call (server, key))
-    {
-      cli_mcp_respond_error (server, id, CLI_RPC_INVALID_REQUEST, "“id”: a request with this id is in flight");
-      return;
-    }
-  op = cli_op_lookup_tool (name, cli_mcp_server_caps (server));
+  op = cli_mcp_tool_call_read (server, id, params, &arguments);
   if (op == NULL)
-    {
-      unknown = g_strdup_printf ("Unknown tool: %s", name);
-      cli_mcp_respond_error (server, id, CLI_RPC_INVALID_PARAMS, unknown);
-      return;
-    }
+    return;
 
   /* The server's choice, per request: a command the client can follow as
-   * a task runs as one. */
+   * a task runs as one, its run the task's first stretch. */
   if (op->tasks && client_has_tasks (params))
     {
       task = cli_mcp_tasks_add (tasks_of (server), TASK_TTL_MS);
-      task_id = json_node_new (JSON_NODE_OBJECT);
-      json_node_take_object (task_id, json_object_new ());
-      json_object_set_string_member (json_node_get_object (task_id), "task", cli_mcp_task_get_id (task));
+      task_id = cli_mcp_task_call_id (task);
       json_object_set_int_member (json_node_get_object (task_id), "stretch", 0);
     }
 
   call = cli_mcp26_call_new (server, task != NULL ? task_id : id, task);
-  if (arguments == NULL || !JSON_NODE_HOLDS_OBJECT (arguments))
-    empty = json_object_new ();
-  if (!cli_op_start (op, call, empty != NULL ? empty : json_node_get_object (arguments), &error))
+  if (!cli_mcp_tool_call_start (server, id, call, op, arguments))
     {
       /* Refused before it ran: no task was made. */
-      cli_call_drop (call);
       if (task != NULL)
         cli_mcp_tasks_remove (tasks_of (server), task);
-      cli_mcp_respond_error (server, id, CLI_RPC_INVALID_PARAMS, error->message);
       return;
     }
 
-  /* The run answers in a later iteration, never within its start. */
   if (task != NULL)
     {
       cli_mcp26_task_begin (task, cli_call_get_session (call));
@@ -266,22 +215,11 @@ find_task (CliStdio   *server,
            JsonObject *params,
            const char *doing)
 {
-  const char *task_id = NULL;
-  CliMcpTask *task;
-  g_autofree char *text = NULL;
+  g_autoptr(GError) error = NULL;
+  CliMcpTask *task = cli_mcp_tasks_find (tasks_of (server), params, doing, &error);
 
-  if (params == NULL || !cli_json_get_string (params, "taskId", &task_id) || task_id == NULL)
-    {
-      cli_mcp_respond_error (server, id, CLI_RPC_INVALID_PARAMS, "“taskId” (a string) is required");
-      return NULL;
-    }
-  task = cli_mcp_tasks_lookup (tasks_of (server), task_id);
   if (task == NULL)
-    {
-      text = g_strdup_printf ("Failed to %s task: no task “%s” (never made, or forgotten after its ttl)",
-                              doing, task_id);
-      cli_mcp_respond_error (server, id, CLI_RPC_INVALID_PARAMS, text);
-    }
+    cli_mcp_respond_error (server, id, CLI_RPC_INVALID_PARAMS, error->message);
   return task;
 }
 
@@ -334,16 +272,12 @@ method_tasks_cancel (CliStdio   *server,
                      JsonNode   *id,
                      JsonObject *params)
 {
-  g_autofree char *text = NULL;
-  CliMcpTask *task = find_task (server, id, params, "cancel");
+  g_autoptr(GError) error = NULL;
+  CliMcpTask *task = cli_mcp_tasks_find_to_cancel (tasks_of (server), params, &error);
 
   if (task == NULL)
-    return;
-  if (cli_mcp_task_is_terminal (task))
     {
-      text = g_strdup_printf ("Cannot cancel task: already in terminal status '%s'",
-                              cli_mcp_task_get_status_name (task));
-      cli_mcp_respond_error (server, id, CLI_RPC_INVALID_PARAMS, text);
+      cli_mcp_respond_error (server, id, CLI_RPC_INVALID_PARAMS, error->message);
       return;
     }
 
@@ -379,22 +313,9 @@ wire_request (CliStdio   *server,
   else if (g_str_equal (method, "tasks/cancel"))
     method_tasks_cancel (server, id, params);
   else
-    {
-      /* initialize, tasks/list and tasks/result among them: not in this
-       * revision. */
-      g_autofree char *text = g_strdup_printf ("Method not found: %s", method);
-
-      cli_mcp_respond_error (server, id, CLI_RPC_METHOD_NOT_FOUND, text);
-    }
-}
-
-static void
-wire_notification (CliStdio   *server,
-                   const char *method,
-                   JsonObject *params)
-{
-  if (g_str_equal (method, "notifications/cancelled"))
-    cli_mcp_notify_cancelled (server, params);
+    /* initialize, tasks/list and tasks/result among them: not in this
+     * revision. */
+    cli_mcp_respond_no_method (server, id, method);
 }
 
 /* A plain call answers with its tool result, unless it was cancelled (a
@@ -413,10 +334,8 @@ wire_respond (CliStdio         *server,
       return;
     }
 
-  if (g_cancellable_is_cancelled (cli_call_get_cancellable (call)) ||
-      g_error_matches (outcome->error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    return;
-  cli_mcp_respond_result (server, cli_call_get_id (call), complete (cli_mcp_tool_result (outcome, TRUE)));
+  if (cli_mcp_call_answers (call, outcome))
+    cli_mcp_respond_result (server, cli_call_get_id (call), complete (cli_mcp_tool_result (outcome, TRUE)));
 }
 
 const CliMcpWire cli_mcp_wire_2026 = {
@@ -424,6 +343,6 @@ const CliMcpWire cli_mcp_wire_2026 = {
   .state_new = state_new,
   .state_free = state_free,
   .request = wire_request,
-  .notification = wire_notification,
+  .notification = cli_mcp_notification,
   .respond = wire_respond,
 };

@@ -3,7 +3,8 @@
  *
  * A task is a tools/call that outlives its request: the server's own
  * record of it (its id, status, times, and the tool result once it
- * ended), kept in creation order for tasks/list and by id for the rest.
+ * ended), kept in creation order for tasks/list and by id for the rest
+ * (the taskId a tasks/ request names).
  * A task ends once (working, on 2026-07-28's wire perhaps input_required
  * between, then completed, failed or cancelled) and is
  * forgotten once its ttl since creation has passed and it has ended: one
@@ -16,6 +17,7 @@
 
 #include "config.h"
 
+#include "terret-exec-fields.h"
 #include "terret-exec-mcp-tasks.h"
 
 /* What a client is told to wait between two tasks/get. */
@@ -143,6 +145,63 @@ cli_mcp_tasks_lookup (CliMcpTasks *tasks,
                       const char  *task_id)
 {
   return g_hash_table_lookup (tasks->by_id, task_id);
+}
+
+/*
+ * cli_mcp_tasks_find:
+ * @params: (nullable): a tasks/ request's params
+ * @doing: what the request does to the task, for the error
+ *
+ * The task whose taskId @params name.
+ *
+ * Returns: (transfer none) (nullable): the task, or %NULL with @error
+ */
+CliMcpTask *
+cli_mcp_tasks_find (CliMcpTasks  *tasks,
+                    JsonObject   *params,
+                    const char   *doing,
+                    GError      **error)
+{
+  const char *task_id = NULL;
+  CliMcpTask *task;
+
+  if (params == NULL || !cli_json_get_string (params, "taskId", &task_id) || task_id == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           "“taskId” (a string) is required");
+      return NULL;
+    }
+
+  task = cli_mcp_tasks_lookup (tasks, task_id);
+  if (task == NULL)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                 "Failed to %s task: no task “%s” (never made, or forgotten after its ttl)",
+                 doing, task_id);
+  return task;
+}
+
+/*
+ * cli_mcp_tasks_find_to_cancel:
+ *
+ * The task a tasks/cancel's @params name, while it has not ended.
+ *
+ * Returns: (transfer none) (nullable): the task, or %NULL with @error
+ */
+CliMcpTask *
+cli_mcp_tasks_find_to_cancel (CliMcpTasks  *tasks,
+                              JsonObject   *params,
+                              GError      **error)
+{
+  CliMcpTask *task = cli_mcp_tasks_find (tasks, params, "cancel", error);
+
+  if (task != NULL && cli_mcp_task_is_terminal (task))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "Cannot cancel task: already in terminal status '%s'",
+                   cli_mcp_task_get_status_name (task));
+      return NULL;
+    }
+  return task;
 }
 
 /* Forgets a task that was refused before it ran. */
@@ -388,6 +447,25 @@ cli_mcp_task_set_call_key (CliMcpTask *task,
 {
   g_free (task->call_key);
   task->call_key = g_strdup (key);
+}
+
+/*
+ * cli_mcp_task_call_id:
+ *
+ * The id of a call that runs @task: one no request can have (an object),
+ * so the client may reuse the id of the request that made the task once
+ * it has its answer.
+ *
+ * Returns: (transfer full): `{"task": its id}`
+ */
+JsonNode *
+cli_mcp_task_call_id (CliMcpTask *task)
+{
+  JsonNode *id = json_node_new (JSON_NODE_OBJECT);
+
+  json_node_take_object (id, json_object_new ());
+  json_object_set_string_member (json_node_get_object (id), "task", task->id);
+  return id;
 }
 
 /* The members of a Task object, for one being built. */

@@ -39,6 +39,13 @@ CliMcpTask      *cli_mcp_tasks_lookup         (CliMcpTasks       *tasks,
 JsonNode        *cli_mcp_tasks_list           (CliMcpTasks       *tasks,
                                                const char        *cursor,
                                                GError           **error);
+CliMcpTask      *cli_mcp_tasks_find           (CliMcpTasks       *tasks,
+                                               JsonObject        *params,
+                                               const char        *doing,
+                                               GError           **error);
+CliMcpTask      *cli_mcp_tasks_find_to_cancel (CliMcpTasks       *tasks,
+                                               JsonObject        *params,
+                                               GError           **error);
 void             cli_mcp_tasks_remove         (CliMcpTasks       *tasks,
                                                CliMcpTask        *task);
 void             cli_mcp_tasks_settle         (CliMcpTasks       *tasks,
@@ -69,6 +76,7 @@ void             cli_mcp_task_set_data        (CliMcpTask        *task,
 const char      *cli_mcp_task_get_call_key    (CliMcpTask        *task);
 void             cli_mcp_task_set_call_key    (CliMcpTask        *task,
                                                const char        *key);
+JsonNode        *cli_mcp_task_call_id         (CliMcpTask        *task);
 void             cli_mcp_task_add_members     (CliMcpTask        *task,
                                                JsonBuilder       *builder);
 JsonNode        *cli_mcp_task_to_json         (CliMcpTask        *task);

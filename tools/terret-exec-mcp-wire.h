@@ -7,6 +7,7 @@
 
 #include <json-glib/json-glib.h>
 
+#include "terret-exec-ops.h"
 #include "terret-exec-stdio.h"
 
 G_BEGIN_DECLS
@@ -21,6 +22,11 @@ G_BEGIN_DECLS
 
 /* Where a 2026-07-28 request names its revision, in params._meta. */
 #define CLI_MCP_PROTOCOL_VERSION_META "io.modelcontextprotocol/protocolVersion"
+
+/* What every revision's instructions begin with. */
+#define CLI_MCP_INSTRUCTIONS \
+  "Runs shell commands with the bash tool. A session keeps its shell where the backend " \
+  "allows (cd and export persist); one command runs per session at a time."
 
 typedef struct _CliMcpWire CliMcpWire;
 
@@ -85,9 +91,27 @@ void       cli_mcp_respond_error_data    (CliStdio         *server,
                                           int               code,
                                           const char       *message,
                                           JsonNode         *data);
+void       cli_mcp_respond_no_method     (CliStdio         *server,
+                                          JsonNode         *id,
+                                          const char       *method);
 JsonNode  *cli_mcp_empty_result          (void);
-void       cli_mcp_notify_cancelled      (CliStdio         *server,
+void       cli_mcp_notification          (CliStdio         *server,
+                                          const char       *method,
                                           JsonObject       *params);
 TerretCapabilities cli_mcp_server_caps   (CliStdio         *server);
+JsonNode  *cli_mcp_server_info           (void);
+void       cli_mcp_add_immediate_response (JsonBuilder     *builder,
+                                          const char       *words);
+const CliOp *cli_mcp_tool_call_read      (CliStdio         *server,
+                                          JsonNode         *id,
+                                          JsonObject       *params,
+                                          JsonObject      **arguments);
+gboolean   cli_mcp_tool_call_start       (CliStdio         *server,
+                                          JsonNode         *id,
+                                          CliCall          *call,
+                                          const CliOp      *op,
+                                          JsonObject       *arguments);
+gboolean   cli_mcp_call_answers          (CliCall          *call,
+                                          const CliOutcome *outcome);
 
 G_END_DECLS

@@ -8,8 +8,11 @@
  * whose params._meta names its revision (MCP 2026-07-28 and later) goes
  * to that revision's table, any other to 2025-11-25's, which negotiates
  * with initialize as the revisions before it did. Each table is a file
- * of its own (terret-exec-mcp-2025.c, terret-exec-mcp-2026.c).
- * docs/mcp.md is the reference.
+ * of its own (terret-exec-mcp-2025.c, terret-exec-mcp-2026.c); what
+ * every revision does alike is here: the answers' framing, who the server
+ * is, notifications, and a tools/call's reading and start, between which
+ * a revision decides whether the call becomes a task. docs/mcp.md is the
+ * reference.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -175,22 +178,160 @@ cli_mcp_empty_result (void)
   return node;
 }
 
-/* notifications/cancelled, in every revision: the run of that request
- * ends, and the request gets no answer. An id not in flight (already
- * answered) is ignored, as the spec allows for the race between answer
- * and cancel. */
+/* A method the revision does not have. */
 void
-cli_mcp_notify_cancelled (CliStdio   *server,
-                          JsonObject *params)
+cli_mcp_respond_no_method (CliStdio   *server,
+                           JsonNode   *id,
+                           const char *method)
+{
+  g_autofree char *text = g_strdup_printf ("Method not found: %s", method);
+
+  cli_mcp_respond_error (server, id, CLI_RPC_METHOD_NOT_FOUND, text);
+}
+
+/* The notifications every revision takes. notifications/cancelled: the
+ * run of that request ends, and the request gets no answer. An id not in
+ * flight (already answered) is ignored, as the spec allows for the race
+ * between answer and cancel. notifications/initialized (2025-11-25 and
+ * before) and any other: nothing to do. */
+void
+cli_mcp_notification (CliStdio   *server,
+                      const char *method,
+                      JsonObject *params)
 {
   JsonNode *request_id = params != NULL ? json_object_get_member (params, "requestId") : NULL;
   g_autofree char *key = NULL;
 
-  if (request_id == NULL)
+  if (!g_str_equal (method, "notifications/cancelled") || request_id == NULL)
     return;
 
   key = cli_id_key (request_id);
   cli_stdio_cancel_calls (server, key, NULL);
+}
+
+/* Who the server is (an Implementation), as initialize and then
+ * server/discover say it. */
+JsonNode *
+cli_mcp_server_info (void)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "name");
+  json_builder_add_string_value (builder, "terret-exec");
+  json_builder_set_member_name (builder, "title");
+  json_builder_add_string_value (builder, "terret-exec shell sessions");
+  json_builder_set_member_name (builder, "version");
+  json_builder_add_string_value (builder, PACKAGE_VERSION);
+  json_builder_end_object (builder);
+
+  return json_builder_get_root (builder);
+}
+
+/* `"_meta": {"io.modelcontextprotocol/model-immediate-response": @words}`,
+ * which an answer that is a task carries: words a host may hand its model
+ * at once. */
+void
+cli_mcp_add_immediate_response (JsonBuilder *builder,
+                                const char  *words)
+{
+  json_builder_set_member_name (builder, "_meta");
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "io.modelcontextprotocol/model-immediate-response");
+  json_builder_add_string_value (builder, words);
+  json_builder_end_object (builder);
+}
+
+/* Tool calls ----------------------------------------------------------- */
+
+/*
+ * cli_mcp_tool_call_read:
+ * @arguments: (out) (transfer full): the tool's arguments, an empty
+ *   object when the call has none
+ *
+ * The tool a tools/call names, in every revision, or NULL with the error
+ * answered. Whether the call becomes a task is the revision's.
+ */
+const CliOp *
+cli_mcp_tool_call_read (CliStdio    *server,
+                        JsonNode    *id,
+                        JsonObject  *params,
+                        JsonObject **arguments)
+{
+  g_autofree char *key = cli_id_key (id);
+  g_autofree char *unknown = NULL;
+  const char *name = NULL;
+  JsonNode *node;
+  const CliOp *op;
+
+  if (params == NULL || !cli_json_get_string (params, "name", &name) || name == NULL)
+    {
+      cli_mcp_respond_error (server, id, CLI_RPC_INVALID_PARAMS, "“name” (a string) is required");
+      return NULL;
+    }
+
+  node = json_object_get_member (params, "arguments");
+  if (node != NULL && !JSON_NODE_HOLDS_NULL (node) && !JSON_NODE_HOLDS_OBJECT (node))
+    {
+      cli_mcp_respond_error (server, id, CLI_RPC_INVALID_PARAMS, "“arguments” must be an object");
+      return NULL;
+    }
+
+  /* Ids must be unique among requests in flight, or a cancel would not
+   * know which one it meant. */
+  if (cli_stdio_has_call (server, key))
+    {
+      cli_mcp_respond_error (server, id, CLI_RPC_INVALID_REQUEST, "“id”: a request with this id is in flight");
+      return NULL;
+    }
+
+  op = cli_op_lookup_tool (name, cli_mcp_server_caps (server));
+  if (op == NULL)
+    {
+      unknown = g_strdup_printf ("Unknown tool: %s", name);
+      cli_mcp_respond_error (server, id, CLI_RPC_INVALID_PARAMS, unknown);
+      return NULL;
+    }
+
+  *arguments = node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_object_ref (json_node_get_object (node))
+                                                              : json_object_new ();
+  return op;
+}
+
+/*
+ * cli_mcp_tool_call_start:
+ * @id: the tools/call's id
+ * @call: the call that runs @op, dropped when it is refused
+ *
+ * Starts @op's run as @call, or answers the tools/call with why it was
+ * refused and returns %FALSE. The run answers in a later iteration, never
+ * within its start.
+ */
+gboolean
+cli_mcp_tool_call_start (CliStdio    *server,
+                         JsonNode    *id,
+                         CliCall     *call,
+                         const CliOp *op,
+                         JsonObject  *arguments)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (cli_op_start (op, call, arguments, &error))
+    return TRUE;
+
+  cli_call_drop (call);
+  cli_mcp_respond_error (server, id, CLI_RPC_INVALID_PARAMS, error->message);
+  return FALSE;
+}
+
+/* A cancelled call is still waited for (its command must be over before
+ * the server may exit) but never answered, as the spec asks. */
+gboolean
+cli_mcp_call_answers (CliCall          *call,
+                      const CliOutcome *outcome)
+{
+  return !g_cancellable_is_cancelled (cli_call_get_cancellable (call)) &&
+         !g_error_matches (outcome->error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
 }
 
 /* Messages ------------------------------------------------------------- */
