@@ -17,7 +17,7 @@
 
 #include "terret-error.h"
 #include "terret-process-private.h"
-#include "terret-shell-channel.h"
+#include "terret-shell-channel-private.h"
 
 /**
  * TerretShellChannel:
@@ -182,12 +182,28 @@ terret_shell_channel_spawn (TerretShellChannel  *self,
 gboolean
 terret_shell_channel_can_prepare_run (TerretShellChannel *self)
 {
-  TerretShellChannelPrivate *priv = terret_shell_channel_get_instance_private (self);
-
   g_return_val_if_fail (TERRET_IS_SHELL_CHANNEL (self), FALSE);
 
-  return TERRET_SHELL_CHANNEL_GET_CLASS (self)->prepare_run != NULL ||
-         (priv->process != NULL && _terret_process_is_far (priv->process));
+  return _terret_shell_channel_get_reach (self) != TERRET_SHELL_BEHIND_CLIENT;
+}
+
+/*
+ * _terret_shell_channel_get_reach:
+ *
+ * Where the channel's shell runs: under a far launcher, here (a channel
+ * that sets its terminal's modes itself holds the shell's own terminal),
+ * or behind a client the unit holds.
+ */
+TerretShellReach
+_terret_shell_channel_get_reach (TerretShellChannel *self)
+{
+  TerretShellChannelPrivate *priv = terret_shell_channel_get_instance_private (self);
+
+  if (priv->process != NULL && _terret_process_is_far (priv->process))
+    return TERRET_SHELL_FAR;
+  if (TERRET_SHELL_CHANNEL_GET_CLASS (self)->prepare_run != NULL)
+    return TERRET_SHELL_HERE;
+  return TERRET_SHELL_BEHIND_CLIENT;
 }
 
 /**
@@ -219,7 +235,7 @@ terret_shell_channel_prepare_run (TerretShellChannel  *self,
 
       /* A far launcher made the terminal, and keeps its master: it sets
        * the modes there, on the way of the bytes that follow. */
-      if (priv->process != NULL && _terret_process_is_far (priv->process))
+      if (_terret_shell_channel_get_reach (self) == TERRET_SHELL_FAR)
         _terret_process_reset_terminal (priv->process);
       return TRUE;
     }

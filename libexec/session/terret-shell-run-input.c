@@ -24,6 +24,7 @@
 
 #include "terret-process-private.h"
 #include "terret-result-private.h"
+#include "terret-shell-channel-private.h"
 #include "terret-shell-run-parts-private.h"
 
 /* How long the output stays quiet before the terminal is looked at: a
@@ -43,10 +44,9 @@ static gboolean
 run_can_look (TerretShellRun *run)
 {
   TerretShellChannel *channel = run->host.channel;
-  TerretProcess *process = terret_shell_channel_get_process (channel);
 
-  return TERRET_SHELL_CHANNEL_GET_CLASS (channel)->prepare_run != NULL &&
-         process != NULL && !_terret_process_is_far (process);
+  return terret_shell_channel_get_process (channel) != NULL &&
+         _terret_shell_channel_get_reach (channel) == TERRET_SHELL_HERE;
 }
 
 static void

@@ -124,7 +124,7 @@ void                 _terret_shell_run_stop_outcome   (TerretShellRun *run,
                                                        GError        **error);
 
 /* terret-shell-run-stuck.c */
-char                *_terret_shell_run_describe_stuck (TerretProcess  *process);
+char                *_terret_shell_run_describe_stuck (TerretShellChannel *channel);
 
 /* terret-shell-run-outcome.c */
 void                 _terret_shell_run_return         (TerretShellRun *run,

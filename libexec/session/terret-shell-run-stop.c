@@ -24,6 +24,7 @@
 #include "terret-error.h"
 #include "terret-launcher-wire.h"
 #include "terret-process-private.h"
+#include "terret-shell-channel-private.h"
 #include "terret-shell-run-parts-private.h"
 #include "terret-util-private.h"
 
@@ -153,8 +154,8 @@ _terret_shell_run_stop_outcome (TerretShellRun  *run,
       /* Where the shell's unit holds a client (ssh, podman exec) and not
        * the shell, nothing tells what the command started from the
        * session's own jobs: the session goes with them, as after a clock. */
-      if (survives && !_terret_process_is_far (process) &&
-          !terret_shell_channel_can_prepare_run (run->host.channel))
+      if (survives &&
+          _terret_shell_channel_get_reach (run->host.channel) == TERRET_SHELL_BEHIND_CLIENT)
         {
           _terret_process_stop_cancel (process);
           _terret_shell_run_kill_shell (run);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "terret-process-private.h"
+#include "terret-shell-channel-private.h"
 #include "terret-shell-run-parts-private.h"
 
 /* Processes named at most. */
@@ -59,18 +60,20 @@ describe_one (GString *out,
 /*
  * _terret_shell_run_describe_stuck:
  *
- * What the shell of @process and what it started were running, for a
+ * What the shell of @channel and what it started were running, for a
  * shell on this host: "pid 12 `bash ...`, pid 13 `flock ~/.lock true`
  * (waiting in ...)"; %NULL when nothing is known (a far side, no /proc).
  */
 char *
-_terret_shell_run_describe_stuck (TerretProcess *process)
+_terret_shell_run_describe_stuck (TerretShellChannel *channel)
 {
+  TerretProcess *process = terret_shell_channel_get_process (channel);
   g_autoptr(GString) out = g_string_new (NULL);
   int pids[STUCK_MAX];
   guint n = 0;
 
-  if (process == NULL || _terret_process_is_far (process) ||
+  /* A far side's processes are not this host's to read. */
+  if (process == NULL || _terret_shell_channel_get_reach (channel) == TERRET_SHELL_FAR ||
       terret_process_check_exited (process))
     return NULL;
 

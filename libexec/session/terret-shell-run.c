@@ -467,7 +467,7 @@ _terret_shell_run_fail_handshake (TerretShellRun *run,
   const char *data;
 
   /* Before it is ended: what it was still running says why. */
-  stuck = _terret_shell_run_describe_stuck (terret_shell_channel_get_process (run->host.channel));
+  stuck = _terret_shell_run_describe_stuck (run->host.channel);
   _terret_shell_run_kill_shell (run);
   said = _terret_shell_run_take_partial (run, NULL, NULL);
   data = g_bytes_get_data (said, &len);
