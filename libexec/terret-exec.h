@@ -15,6 +15,7 @@
 #include "terret-executor.h"
 #include "terret-backend-info.h"
 #include "terret-session-info.h"
+#include "terret-stopped-process.h"
 #include "terret-process.h"
 #include "terret-launcher.h"
 #include "terret-far-side.h"

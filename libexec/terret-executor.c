@@ -290,6 +290,45 @@ terret_executor_close_session (TerretExecutor *self,
 }
 
 /**
+ * terret_executor_close_session_full:
+ * @self: an executor
+ * @session: a session key
+ * @stopped: (out) (optional) (transfer container) (element-type TerretStoppedProcess):
+ *   return location for what the close had to stop
+ *
+ * Ends the session @session as [method@Terret.Executor.close_session]
+ * does, and says what it had to stop: each process still running there
+ * (a background job, a dev server, a shell that did not leave), with the
+ * last signal of the close's sequence it heard (SIGHUP, SIGTERM, or the
+ * KILL at the grace's end). The close waits for their end, which its
+ * grace bounds ([property@Terret.Request:stop-grace]'s setting), so that
+ * the account is whole. Empty where nothing was left, or where the
+ * backend cannot tell.
+ *
+ * Since: 0.3
+ */
+void
+terret_executor_close_session_full (TerretExecutor  *self,
+                                    const char      *session,
+                                    GPtrArray      **stopped)
+{
+  TerretExecutorInterface *iface;
+  g_autoptr(GPtrArray) list = NULL;
+
+  g_return_if_fail (TERRET_IS_EXECUTOR (self));
+  g_return_if_fail (session != NULL);
+
+  list = g_ptr_array_new_with_free_func (g_object_unref);
+  iface = TERRET_EXECUTOR_GET_IFACE (self);
+  if (iface->close_session_full != NULL)
+    iface->close_session_full (self, session, list);
+  else if (iface->close_session != NULL)
+    iface->close_session (self, session);
+  if (stopped != NULL)
+    *stopped = g_steal_pointer (&list);
+}
+
+/**
  * terret_executor_close_all:
  * @self: an executor
  *

@@ -131,6 +131,10 @@ G_DECLARE_INTERFACE (TerretExecutor, terret_executor, TERRET, EXECUTOR, GObject)
  *   when the backend cannot (%TERRET_CAPABILITY_LIST; since 0.2)
  * @list_finish: complete a list, returning a #GPtrArray of
  *   [class@Terret.SessionInfo] (since 0.2)
+ * @close_session_full: end one session as @close_session does, adding
+ *   to a #GPtrArray a [class@Terret.StoppedProcess] for each process the
+ *   close had to stop; %NULL: @close_session, and nothing is added
+ *   (since 0.3)
  *
  * The virtual methods of [iface@Terret.Executor]. Backends may also
  * implement [iface@Gio.Initable]: a backend that cannot work on this host fails
@@ -181,8 +185,12 @@ struct _TerretExecutorInterface
                                            GAsyncResult         *result,
                                            GError              **error);
 
+  void                (*close_session_full) (TerretExecutor     *self,
+                                             const char         *session,
+                                             GPtrArray          *stopped);
+
   /*< private >*/
-  gpointer _reserved[5];
+  gpointer _reserved[4];
 };
 
 TERRET_AVAILABLE_IN_0_1
@@ -218,6 +226,10 @@ TerretResult       *terret_executor_run              (TerretExecutor       *self
 TERRET_AVAILABLE_IN_0_1
 void                terret_executor_close_session    (TerretExecutor       *self,
                                                       const char           *session);
+TERRET_AVAILABLE_IN_0_3
+void                terret_executor_close_session_full (TerretExecutor     *self,
+                                                      const char           *session,
+                                                      GPtrArray           **stopped);
 TERRET_AVAILABLE_IN_0_1
 void                terret_executor_close_all        (TerretExecutor       *self);
 TERRET_AVAILABLE_IN_0_1

@@ -1205,6 +1205,63 @@ test_serve_close_in_flight (void)
   server_finish (&server);
 }
 
+/* The close of a pty session answers with what it had to stop: a job
+ * that ignores SIGHUP ended by SIGTERM, a setsid one by SIGHUP. */
+static void
+test_serve_close_lists (void)
+{
+  g_auto(Server) server = { 0 };
+  g_autoptr(JsonNode) ran = NULL;
+  g_autoptr(JsonNode) closed = NULL;
+  JsonObject *answer;
+  JsonArray *stopped;
+  g_auto(GStrv) pids = NULL;
+  const char *out;
+  guint found = 0;
+
+  REQUIRE_BACKEND ("pty");
+
+  g_test_summary ("close answers with the processes it had to stop: pid, command line and "
+                  "the signal that ended each");
+  server_start (&server, "--backend", "pty", NULL);
+  server_send_run (&server, "\"jobs\"", "s",
+                   "(trap '' HUP; exec sleep 301) & a=$!; setsid sleep 302 & b=$!; "
+                   "echo \"$a $b\"", 60);
+  answer = server_recv_object (&server, &ran);
+  g_assert_true (json_object_get_boolean_member (answer, "ok"));
+  out = json_object_get_string_member (answer, "stdout");
+  pids = g_strsplit (strrchr (g_strchomp ((char *)out), '\n') != NULL
+                     ? strrchr (out, '\n') + 1 : out, " ", 2);
+  g_assert_cmpuint (g_strv_length (pids), ==, 2);
+
+  answer = serve_ask (&server, "{\"id\": \"close\", \"op\": \"close\", \"session\": \"s\"}",
+                      &closed);
+  g_assert_true (json_object_get_boolean_member (answer, "ok"));
+  stopped = json_object_get_array_member (answer, "stopped");
+  g_assert_nonnull (stopped);
+  for (guint i = 0; i < json_array_get_length (stopped); i++)
+    {
+      JsonObject *entry = json_array_get_object_element (stopped, i);
+      gint64 pid = json_object_get_int_member (entry, "pid");
+      const char *by = json_object_get_string_member_with_default (entry, "ended_by", "");
+
+      if (pid == g_ascii_strtoll (pids[0], NULL, 10))
+        {
+          g_assert_cmpstr (by, ==, "terminate");
+          g_assert_nonnull (strstr (json_object_get_string_member (entry, "command"), "sleep 301"));
+          found++;
+        }
+      else if (pid == g_ascii_strtoll (pids[1], NULL, 10))
+        {
+          g_assert_cmpstr (by, ==, "hangup");
+          found++;
+        }
+    }
+  g_assert_cmpuint (found, ==, 2);
+
+  server_finish (&server);
+}
+
 static void
 test_serve_cancel (void)
 {
@@ -1904,6 +1961,7 @@ main (int    argc,
   g_test_add_func ("/cli/serve/long-line", test_serve_long_line);
   g_test_add_func ("/cli/serve/close", test_serve_close);
   g_test_add_func ("/cli/serve/close-in-flight", test_serve_close_in_flight);
+  g_test_add_func ("/cli/serve/close-lists", test_serve_close_lists);
   g_test_add_func ("/cli/serve/read/pty", test_serve_read_pty);
   g_test_add_func ("/cli/serve/read/oneshot", test_serve_read_oneshot);
   g_test_add_func ("/cli/serve/cancel", test_serve_cancel);

@@ -296,6 +296,56 @@ op_poll (CliCall        *call,
   return TRUE;
 }
 
+/* What a close had to stop: `stopped`, each with its pid, command line
+ * and the stop's last signal it heard (the nick of TerretStopSignal). */
+static JsonObject *
+stopped_data (GPtrArray *stopped)
+{
+  g_autoptr(GEnumClass) klass = g_type_class_ref (TERRET_TYPE_STOP_SIGNAL);
+  JsonObject *data = json_object_new ();
+  JsonArray *list = json_array_new ();
+
+  for (guint i = 0; i < stopped->len; i++)
+    {
+      TerretStoppedProcess *entry = g_ptr_array_index (stopped, i);
+      JsonObject *item = json_object_new ();
+      TerretStopSignal by = terret_stopped_process_get_ended_by (entry);
+
+      json_object_set_int_member (item, "pid", terret_stopped_process_get_pid (entry));
+      json_object_set_string_member (item, "command", terret_stopped_process_get_command (entry));
+      if (by == TERRET_STOP_SIGNAL_NONE)
+        json_object_set_null_member (item, "ended_by");
+      else
+        json_object_set_string_member (item, "ended_by", g_enum_get_value (klass, by)->value_nick);
+      json_array_add_object_element (list, item);
+    }
+  json_object_set_array_member (data, "stopped", list);
+  return data;
+}
+
+/* The same in words, for a model. */
+static char *
+stopped_text (const char *session,
+              GPtrArray  *stopped)
+{
+  g_autoptr(GEnumClass) klass = g_type_class_ref (TERRET_TYPE_STOP_SIGNAL);
+  GString *text = g_string_new (NULL);
+
+  g_string_printf (text, "closed session “%s” and everything running in it", session);
+  for (guint i = 0; i < stopped->len; i++)
+    {
+      TerretStoppedProcess *entry = g_ptr_array_index (stopped, i);
+      TerretStopSignal by = terret_stopped_process_get_ended_by (entry);
+
+      g_string_append_printf (text, "%s pid %d `%s` (%s)", i == 0 ? "; it stopped:" : ",",
+                              (int)terret_stopped_process_get_pid (entry),
+                              terret_stopped_process_get_command (entry),
+                              by == TERRET_STOP_SIGNAL_NONE ? "ended with its shell"
+                                                            : g_enum_get_value (klass, by)->value_nick);
+    }
+  return g_string_free (text, FALSE);
+}
+
 /* The executor cannot tell a session that never was from an idle one; the
  * server can. A model closing a session it never opened has most likely
  * mistyped its name, and mcp says so (strict_close); a program may close
@@ -328,10 +378,14 @@ op_close (CliCall        *call,
     }
   else
     {
-      terret_executor_close_session (cli_stdio_get_executor (server), session);
+      g_autoptr(GPtrArray) stopped = NULL;
+
+      terret_executor_close_session_full (cli_stdio_get_executor (server), session, &stopped);
       g_hash_table_remove (sessions, session);
       cli_outputs_forget_session (cli_stdio_get_outputs (server), session);
-      done = g_strdup_printf ("closed session “%s” and everything running in it", session);
+      cli_call_return_data (call, stopped_data (stopped),
+                            (done = stopped_text (session, stopped)));
+      return TRUE;
     }
 
   cli_call_return (call, NULL, local_error, done);

@@ -207,8 +207,10 @@ command_run_async (gpointer        state,
  * own dispatch. */
 static void
 command_close (gpointer    state,
-               const char *session)
+               const char *session,
+               GPtrArray  *stopped)
 {
+  /* A command's run answers for its own stop, in its result. */
   CommandTable *table = state;
 
   for (guint i = table->runs->len; i > 0; i--)

@@ -46,9 +46,11 @@ typedef struct
                           GError        **error);
   GPid     (*get_pid)    (gpointer        state,
                           const char     *key);
-  /* @key NULL: every key. */
+  /* @key NULL: every key. @stopped (nullable): where what the close
+   * had to stop goes, once it ended (TerretStoppedProcess). */
   void     (*close)      (gpointer        state,
-                          const char     *key);
+                          const char     *key,
+                          GPtrArray      *stopped);
   void     (*list)       (gpointer        state,
                           GPtrArray      *infos);
   guint    (*count)      (gpointer        state);

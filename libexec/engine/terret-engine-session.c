@@ -260,7 +260,8 @@ session_get_pid (gpointer    state,
  * since each takes up to a second. */
 static void
 session_close (gpointer    state,
-               const char *key)
+               const char *key,
+               GPtrArray  *stopped)
 {
   SessionTable *table = state;
   g_autoptr(GPtrArray) sessions = g_ptr_array_new_with_free_func (g_object_unref);
@@ -286,7 +287,7 @@ session_close (gpointer    state,
   g_mutex_unlock (&table->mutex);
 
   for (guint i = 0; i < sessions->len; i++)
-    _terret_shell_session_close (g_ptr_array_index (sessions, i));
+    _terret_shell_session_close (g_ptr_array_index (sessions, i), stopped);
 }
 
 /* Every session of the table, described outside the lock. */

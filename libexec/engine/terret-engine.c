@@ -348,8 +348,9 @@ terret_engine_run_finish (TerretExecutor  *executor,
 }
 
 static void
-terret_engine_close_session (TerretExecutor *executor,
-                             const char     *key)
+terret_engine_close_session_full (TerretExecutor *executor,
+                                  const char     *key,
+                                  GPtrArray      *stopped)
 {
   TerretEngine *self = TERRET_ENGINE (executor);
   TerretEnginePrivate *priv = PRIV (self);
@@ -357,7 +358,7 @@ terret_engine_close_session (TerretExecutor *executor,
   gpointer value = NULL;
 
   if (priv->state != NULL)
-    priv->strategy->close (priv->state, key);
+    priv->strategy->close (priv->state, key, stopped);
 
   /* A closed key starts afresh: an end nobody polled goes too, and so do
    * its full-output files (removed outside the lock). */
@@ -390,9 +391,16 @@ terret_engine_close_session (TerretExecutor *executor,
 }
 
 static void
+terret_engine_close_session (TerretExecutor *executor,
+                             const char     *key)
+{
+  terret_engine_close_session_full (executor, key, NULL);
+}
+
+static void
 terret_engine_close_all (TerretExecutor *executor)
 {
-  terret_engine_close_session (executor, NULL);
+  terret_engine_close_session_full (executor, NULL, NULL);
 }
 
 static GPid
@@ -504,6 +512,7 @@ executor_iface_init (TerretExecutorInterface *iface)
   iface->run_async = terret_engine_run_async;
   iface->run_finish = terret_engine_run_finish;
   iface->close_session = terret_engine_close_session;
+  iface->close_session_full = terret_engine_close_session_full;
   iface->close_all = terret_engine_close_all;
   iface->get_session_pid = terret_engine_get_session_pid;
   iface->send_input = terret_engine_send_input;
@@ -591,7 +600,7 @@ terret_engine_set_mode (TerretEngine     *self,
 
   if (priv->state != NULL)
     {
-      priv->strategy->close (priv->state, NULL);
+      priv->strategy->close (priv->state, NULL, NULL);
       g_clear_pointer (&priv->state, priv->strategy->free);
     }
   priv->strategy = mode == TERRET_ENGINE_MODE_SESSION ? &_terret_engine_session_strategy

@@ -58,7 +58,8 @@ void                _terret_shell_session_poll_async  (TerretShellSession   *sel
 TerretResult       *_terret_shell_session_poll_finish (TerretShellSession   *self,
                                                        GAsyncResult         *result,
                                                        GError              **error);
-void                _terret_shell_session_close       (TerretShellSession   *self);
+void                _terret_shell_session_close       (TerretShellSession   *self,
+                                                       GPtrArray            *stopped);
 
 /* terret-shell-farewell.c */
 void                _terret_shell_farewell            (TerretShellChannel   *channel,

@@ -20,6 +20,7 @@
 
 #include "config.h"
 
+#include <signal.h>
 #include <string.h>
 
 #include <glib-unix.h>
@@ -30,6 +31,7 @@
 #include "terret-launcher-wire.h"
 #include "terret-process-private.h"
 #include "terret-shell-session-private.h"
+#include "terret-stopped-process.h"
 #include "terret-util-private.h"
 
 /* Bytes sitting on the terminal between two runs belong to whatever wrote
@@ -313,6 +315,14 @@ run_owe_notice (GObject    *session,
   self->pending_notice = g_strdup (notice);
   g_mutex_unlock (&self->mutex);
 }
+
+/* How long past a close's grace its account waits for the unit's sweep:
+ * a bound, not a step. */
+#define CLOSE_BOUND_MSEC 3000
+
+/* How long a close waits for the unit to name what it contains: a
+ * bound, not a step (the unit answers at once). */
+#define ACCOUNT_BOUND_MSEC 2000
 
 /* How long past the unit's own bound the session waits for a cancelled
  * command's jobs' end to be reported before it ends the shell: a bound,
@@ -887,6 +897,50 @@ _terret_shell_session_poll_finish (TerretShellSession  *self,
 
 /* --- Closing ---------------------------------------------------------------- */
 
+/* The stop's account of what it signalled, once nothing of the shell is
+ * left (bounded by the grace): into @stopped, but the shell itself. */
+static void
+session_account_stopped (TerretProcess *process,
+                         double         grace,
+                         GPtrArray     *stopped)
+{
+  g_autoptr(GArray) signalled = NULL;
+
+  _terret_process_wait_gone (process, (int)(grace * 1000) + CLOSE_BOUND_MSEC);
+  signalled = _terret_process_get_stopped (process);
+  for (guint i = 0; i < signalled->len; i++)
+    {
+      const TerretStopped *entry = &g_array_index (signalled, TerretStopped, i);
+      TerretStopSignal by;
+
+      if (entry->is_process)
+        continue;
+      switch (entry->signum)
+        {
+        case SIGHUP:
+          by = TERRET_STOP_SIGNAL_HANGUP;
+          break;
+        case SIGTERM:
+          by = TERRET_STOP_SIGNAL_TERMINATE;
+          break;
+        case SIGKILL:
+          by = TERRET_STOP_SIGNAL_KILL;
+          break;
+        case SIGINT:
+          by = TERRET_STOP_SIGNAL_INTERRUPT;
+          break;
+        default:
+          by = TERRET_STOP_SIGNAL_NONE;
+          break;
+        }
+      g_ptr_array_add (stopped, terret_stopped_process_new (entry->pid,
+                                                            entry->command != NULL ? entry->command : "",
+                                                            by));
+    }
+}
+
+static void session_close (TerretShellSession *self);
+
 /*
  * _terret_shell_session_close:
  *
@@ -896,10 +950,26 @@ _terret_shell_session_poll_finish (TerretShellSession  *self,
  * shell. A run in flight is ended at once instead, with no status and a
  * notice saying the session was closed. The session can run commands
  * again afterwards, in a fresh shell. Its full-output files are removed,
- * but for those a caller took.
+ * but for those a caller took. With @stopped, waits for the close's end
+ * (bounded by its grace) and adds what it had to stop.
  */
 void
-_terret_shell_session_close (TerretShellSession *self)
+_terret_shell_session_close (TerretShellSession *self,
+                             GPtrArray          *stopped)
+{
+  g_autoptr(TerretProcess) process = NULL;
+
+  if (self->channel != NULL && terret_shell_channel_get_process (self->channel) != NULL)
+    process = g_object_ref (terret_shell_channel_get_process (self->channel));
+  if (stopped != NULL && process != NULL)
+    _terret_process_take_account (process, ACCOUNT_BOUND_MSEC);
+  session_close (self);
+  if (stopped != NULL && process != NULL)
+    session_account_stopped (process, self->stop_grace, stopped);
+}
+
+static void
+session_close (TerretShellSession *self)
 {
   g_mutex_lock (&self->mutex);
   if (self->busy && self->run != NULL && _terret_shell_run_is_detached (self->run))

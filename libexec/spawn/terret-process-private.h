@@ -39,6 +39,8 @@ void           _terret_process_stop_command      (TerretProcess *self,
                                                   gint64         since_msec);
 gboolean       _terret_process_stop_spare        (TerretProcess *self);
 GSource       *_terret_process_create_spared_source (TerretProcess *self);
+void           _terret_process_take_account      (TerretProcess *self,
+                                                  int            timeout_msec);
 gboolean       _terret_process_is_sparing        (TerretProcess *self,
                                                   gint64        *deadline);
 void           _terret_process_finish_stop       (TerretProcess *self);

@@ -58,6 +58,7 @@ struct _TerretProcess
   TerretLimits limits_hit;      /* what its cgroup refused, as of its end */
   guint stop_sent : 1;          /* its unit runs the stop sequence */
   guint sparing : 1;            /* a spared stop waits for what the command started to end */
+  guint accounted : 1;          /* the unit reported every process it contains */
   gint64 spare_deadline;        /* monotonic time by when the unit reports that end */
   int stop_signal;              /* the last signal the stop sequence sent, as of now */
   int stop_signal_at_exit;      /* ... when the process ended; -1: it ended before any stop */
@@ -105,7 +106,9 @@ process_note_signalled (TerretProcess *self,
       g_array_append_val (self->signalled, fresh);
       entry = &g_array_index (self->signalled, TerretStopped, self->signalled->len - 1);
     }
-  entry->signum = signum;
+  /* An account's 0 names it, a signal says what ended it. */
+  if (signum != 0)
+    entry->signum = signum;
 }
 
 static void
@@ -171,6 +174,8 @@ process_read_locked (TerretProcess *self,
       else if (record.type == TERRET_WIRE_EVENT_SIGNALLED)
         process_note_signalled (self, record.a, record.b, record.c != 0, event.cmdline,
                                 (gsize)n - sizeof record);
+      else if (record.type == TERRET_WIRE_EVENT_ACCOUNTED)
+        self->accounted = TRUE;
       else if (record.type == TERRET_WIRE_EVENT_STOP_DONE && self->sparing)
         {
           self->sparing = FALSE;
@@ -190,8 +195,11 @@ process_read_locked (TerretProcess *self,
           news = TRUE;
         }
       /* The first thing a wait for an end should see is the end, so the
-       * rest is only read once there is nothing more to wait for. */
+       * rest is only read once there is nothing more to wait for; the
+       * same for an account's end. */
       if (self->exited && timeout_msec != 0 && !self->kill_sent)
+        break;
+      if (record.type == TERRET_WIRE_EVENT_ACCOUNTED && timeout_msec != 0)
         break;
     }
 
@@ -755,8 +763,6 @@ process_stop (TerretProcess *self,
       self->stop_grace_msec = msec;
       self->stop_began = g_get_monotonic_time ();
       self->stop_signal = (flags & TERRET_WIRE_STOP_FOREGROUND) ? 0 : first;
-      /* A fresh account: what an earlier stop signalled is not this one's. */
-      g_array_set_size (self->signalled, 0);
       if (self->unit_fd >= 0)
         while (send (self->unit_fd, &record, sizeof record, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 &&
                errno == EINTR)
@@ -842,6 +848,38 @@ _terret_process_get_stop (TerretProcess *self,
     }
   g_mutex_unlock (&self->mutex);
   return sent;
+}
+
+/*
+ * _terret_process_take_account:
+ *
+ * Before a close: what the unit contains now, each as signalled with 0,
+ * so that a process that ends before the stop reaches it (a job its
+ * terminal's close ended) is named too. Waits, blocking, up to
+ * @timeout_msec for the unit's word. Starts the account afresh.
+ */
+void
+_terret_process_take_account (TerretProcess *self,
+                              int            timeout_msec)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64)timeout_msec * 1000;
+
+  g_mutex_lock (&self->mutex);
+  g_array_set_size (self->signalled, 0);
+  if (self->unit_fd >= 0 && !self->gone)
+    {
+      self->accounted = FALSE;
+      process_send_locked (self, TERRET_WIRE_CONTROL_ACCOUNT, 0);
+      while (!self->accounted && !self->gone)
+        {
+          gint64 left = deadline - g_get_monotonic_time ();
+
+          if (left <= 0)
+            break;
+          process_read_locked (self, (int)MAX (left / 1000, 1));
+        }
+    }
+  g_mutex_unlock (&self->mutex);
 }
 
 /* What the stop signalled: (element-type TerretStopped) (transfer container). */

@@ -257,6 +257,17 @@ unit_stop_spare (UnitStop *stop,
     spare_done (stop);
 }
 
+void
+unit_account (pid_t process,
+              int   report_fd)
+{
+  /* A record of its own: a stop under way keeps its filter. */
+  UnitStop account = { .report_fd = report_fd };
+
+  signal_tree (&account, process, 0, 1);
+  report (&account, TERRET_WIRE_EVENT_ACCOUNTED, 0, 0, 0, 0);
+}
+
 int
 unit_stop_watch_fds (const UnitStop *stop,
                      struct pollfd  *pfds)

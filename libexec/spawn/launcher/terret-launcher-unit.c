@@ -520,6 +520,8 @@ launcher_unit_main (const Plan *plan,
             stop.active = 0;
           else if (control.type == TERRET_WIRE_CONTROL_STOP_SPARE)
             unit_stop_spare (&stop, unit.process);
+          else if (control.type == TERRET_WIRE_CONTROL_ACCOUNT)
+            unit_account (unit.process, unit_fd);
           else if (control.type == TERRET_WIRE_CONTROL_SIGNAL_GROUP && control.a > 0 &&
                    control.a < NSIG)
             {

@@ -129,6 +129,11 @@ int  unit_stop_due     (UnitStop       *stop,
 void unit_stop_spare   (UnitStop       *stop,
                         pid_t           process);
 
+/* Reports every process the unit contains (SIGNALLED, signal 0), then
+ * ACCOUNTED, on @report_fd. */
+void unit_account      (pid_t           process,
+                        int             report_fd);
+
 /* `terret-launcher --supervise PROGRAM...` (terret-launcher-supervise.c):
  * runs @argv and contains what it starts, where no library is near. */
 int launcher_supervise_main (char **argv);

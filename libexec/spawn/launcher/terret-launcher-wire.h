@@ -102,6 +102,7 @@ typedef enum
                                     * only the record loses nothing else (SOCK_SEQPACKET) */
   TERRET_WIRE_EVENT_STOP_DONE = 7, /* after STOP_SPARE: nothing the command started is left; the
                                     * process stays */
+  TERRET_WIRE_EVENT_ACCOUNTED = 8, /* after ACCOUNT: every process the unit contains was reported */
 } TerretWireEventType;
 
 /* The most of a SIGNALLED event's command line that is sent. */
@@ -127,6 +128,10 @@ typedef enum
                                            * session's shell at its prompt): it stays, and so does
                                            * what started before the command; the rest goes on
                                            * hearing the stop (STOP_DONE when it is gone) */
+  TERRET_WIRE_CONTROL_ACCOUNT = 7,        /* a close begins: report every process the unit
+                                           * contains as SIGNALLED with signal 0, then ACCOUNTED,
+                                           * so that what ends before the stop reaches it (a job
+                                           * its terminal's close ended) is named too */
 } TerretWireControlType;
 
 /* How a stop goes on after its first signal. */
