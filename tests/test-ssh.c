@@ -1713,6 +1713,10 @@ test_conformance (Fixture       *fixture,
       "--set", identity,
       "--set", known_hosts,
       "--set", "config-file=none",
+      /* The unit holds the local ssh client, not the far shell: a
+       * timed-out command hears ^C through the terminal, then the
+       * connection's end, never SIGTERM (docs/stopping.md). */
+      "-s", "/conformance/timeout/graceful",
       NULL
     };
 

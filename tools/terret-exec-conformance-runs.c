@@ -180,6 +180,36 @@ test_timeout_partial (void)
 }
 
 static void
+test_timeout_graceful (void)
+{
+  g_autoptr(TerretExecutor) executor = NULL;
+  g_autoptr(TerretRequest) request = NULL;
+  g_autoptr(TerretResult) result = NULL;
+  g_autofree char *out = NULL;
+
+  REQUIRE_COMMANDS ();
+  g_test_summary ("A timeout stops the command gracefully: a program that ignores the "
+                  "interrupt hears SIGTERM within the grace, and what its handler prints is "
+                  "in the result; the next run works.");
+
+  executor = kit_new_executor ();
+  request = kit_new_request ("( trap '' INT; trap 'echo cleanup; exit 4' TERM; echo started; "
+                             "while :; do sleep 0.1; done )");
+  terret_request_set_timeout (request, 2);
+  terret_request_set_stop_grace (request, 4);
+  result = kit_run_request (executor, request);
+  g_assert_true (terret_result_get_timed_out (result));
+  out = kit_bytes_to_string (terret_result_get_stdout (result));
+  g_assert_nonnull (strstr (out, "started\n"));
+  g_assert_nonnull (strstr (out, "cleanup\n"));
+  g_assert_cmpint (terret_result_get_ended_by (result), ==, TERRET_STOP_SIGNAL_TERMINATE);
+  g_assert_cmpfloat (terret_result_get_stop_time (result), <, 4 + 1);
+  g_clear_object (&result);
+
+  kit_assert_exits (executor, "echo next", 0, "next\n", -1);
+}
+
+static void
 test_timeout_setting (void)
 {
   g_autoptr(TerretExecutor) executor = NULL;
@@ -341,6 +371,53 @@ test_cancel_graceful (void)
   g_assert_cmpfloat (terret_result_get_stop_time (kept), <, 10);
 
   kit_assert_exits (executor, "echo again", 0, "again\n", -1);
+}
+
+/* Cancels as soon as the command said it runs. */
+static void
+cancel_at_once (TerretRequest *request,
+                TerretStream   stream,
+                GBytes        *data,
+                gpointer       user_data)
+{
+  g_cancellable_cancel (user_data);
+}
+
+static void
+test_cancel_then_run (void)
+{
+  g_autoptr(TerretExecutor) executor = NULL;
+
+  REQUIRE_COMMANDS ();
+  REQUIRE_CAPS (TERRET_CAPABILITY_PROGRESS);
+  g_test_summary ("A run that follows a cancel at once, before the cancelled run answered, "
+                  "runs: never busy, 10 rounds.");
+
+  executor = kit_new_executor ();
+  for (guint round = 0; round < 10; round++)
+    {
+      g_autoptr(TerretRequest) slow = kit_new_request ("echo go; sleep 30");
+      g_autoptr(TerretRequest) next = kit_new_request ("echo next");
+      g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+      g_autoptr(TerretResult) result = NULL;
+      g_autoptr(GError) error = NULL;
+      AsyncWait cancelled = { 0 };
+      AsyncWait after = { 0 };
+
+      terret_request_set_progress_func (slow, cancel_at_once, g_object_ref (cancellable),
+                                        g_object_unref);
+      terret_executor_run_async (executor, slow, cancellable, kit_async_done, &cancelled);
+      while (!g_cancellable_is_cancelled (cancellable) && cancelled.result == NULL)
+        g_main_context_iteration (NULL, TRUE);
+      terret_executor_run_async (executor, next, NULL, kit_async_done, &after);
+
+      result = kit_async_finish (executor, &cancelled, &error);
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+      g_clear_error (&error);
+      result = kit_async_finish (executor, &after, &error);
+      g_assert_no_error (error);
+      kit_assert_bytes (terret_result_get_stdout (result), "next\n", -1);
+    }
 }
 
 static void
@@ -634,10 +711,12 @@ conformance_add_run_checks (void)
   g_test_add_func ("/conformance/notice/plain", test_notice_plain);
   g_test_add_func ("/conformance/timeout/partial-output", test_timeout_partial);
   g_test_add_func ("/conformance/timeout/setting", test_timeout_setting);
+  g_test_add_func ("/conformance/timeout/graceful", test_timeout_graceful);
   g_test_add_func ("/conformance/busy", test_busy);
   g_test_add_func ("/conformance/cancel/running", test_cancel);
   g_test_add_func ("/conformance/cancel/before-start", test_cancel_before);
   g_test_add_func ("/conformance/cancel/graceful", test_cancel_graceful);
+  g_test_add_func ("/conformance/cancel/then-run", test_cancel_then_run);
   g_test_add_func ("/conformance/cap/utf8", test_cap_utf8);
   g_test_add_func ("/conformance/session/persistence", test_session_persistence);
   g_test_add_func ("/conformance/session/restart", test_session_restart);
