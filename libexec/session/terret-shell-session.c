@@ -385,8 +385,8 @@ session_on_spared (gpointer user_data)
   TerretShellSession *self = user_data;
   TerretProcess *process = terret_shell_channel_get_process (self->channel);
 
-  _terret_clear_source (&self->spared_source);
-  _terret_clear_source (&self->spared_bound);
+  /* The watch stays until the shell is dealt with: a run that comes
+   * meanwhile, from another thread, waits too. */
   if (process != NULL && _terret_process_is_sparing (process, NULL))
     {
       session_drop_sources (self);
@@ -396,6 +396,8 @@ session_on_spared (gpointer user_data)
                                        "so this run started a fresh session.");
     }
   g_mutex_lock (&self->mutex);
+  _terret_clear_source (&self->spared_source);
+  _terret_clear_source (&self->spared_bound);
   session_resume_deferred (self);
   g_mutex_unlock (&self->mutex);
   return G_SOURCE_REMOVE;
