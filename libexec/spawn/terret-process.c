@@ -91,20 +91,27 @@ process_note_signalled (TerretProcess *self,
   if (entry == NULL)
     {
       TerretStopped fresh = { 0 };
-      GString *text = g_string_new (NULL);
 
       if (self->signalled->len >= SIGNALLED_MAX)
         return;
-      /* NUL-separated arguments, the last cut anywhere: joined by spaces. */
+      fresh.pid = pid;
+      fresh.is_process = is_process;
+      g_array_append_val (self->signalled, fresh);
+      entry = &g_array_index (self->signalled, TerretStopped, self->signalled->len - 1);
+    }
+  /* The latest name is the one it was stopped under (a subshell named
+   * at a close's start may have exec'd since). NUL-separated arguments,
+   * the last cut anywhere: joined by spaces. */
+  if (len > 0 || entry->command == NULL)
+    {
+      GString *text = g_string_new (NULL);
+
       for (gsize i = 0; i < len; i++)
         g_string_append_c (text, cmdline[i] != '\0' ? cmdline[i] : ' ');
       g_strchomp (text->str);
-      fresh.pid = pid;
-      fresh.is_process = is_process;
-      fresh.command = g_utf8_make_valid (text->str, -1);
+      g_free (entry->command);
+      entry->command = g_utf8_make_valid (text->str, -1);
       g_string_free (text, TRUE);
-      g_array_append_val (self->signalled, fresh);
-      entry = &g_array_index (self->signalled, TerretStopped, self->signalled->len - 1);
     }
   /* An account's 0 names it, a signal says what ended it. */
   if (signum != 0)
