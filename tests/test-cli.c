@@ -1225,7 +1225,13 @@ test_serve_close_lists (void)
                   "the signal that ended each");
   server_start (&server, "--backend", "pty", NULL);
   server_send_run (&server, "\"jobs\"", "s",
+                   /* Answered once both jobs are what they will be (the
+                    * first exec'd, the second in its own session): a job
+                    * still forking would end as the shell left, and
+                    * rightly say so. */
                    "(trap '' HUP; exec sleep 301) & a=$!; setsid sleep 302 & b=$!; "
+                   "until [ \"$(tr '\\0' ' ' </proc/$a/cmdline)\" = 'sleep 301 ' ]; do :; done; "
+                   "until read -r _ _ _ _ _ sid _ </proc/$b/stat && [ \"$sid\" = \"$b\" ]; do :; done; "
                    "echo \"$a $b\"", 60);
   answer = server_recv_object (&server, &ran);
   g_assert_true (json_object_get_boolean_member (answer, "ok"));
