@@ -310,23 +310,15 @@ _terret_run_plan_note_stop (const TerretRunPlan *plan,
   if (process == NULL || !_terret_process_get_stop (process, &signum, &msec))
     return FALSE;
 
-  switch (signum)
-    {
-    case SIGHUP:
-      by = TERRET_STOP_SIGNAL_HANGUP, how = "after SIGHUP";
-      break;
-    case SIGTERM:
-      by = TERRET_STOP_SIGNAL_TERMINATE, how = "after SIGTERM";
-      break;
-    case SIGKILL:
-      by = TERRET_STOP_SIGNAL_KILL, how = "by SIGKILL at the end of its grace";
-      break;
-    case 0:
-    case SIGINT:
-    default:
-      by = TERRET_STOP_SIGNAL_INTERRUPT, how = "after the interrupt";
-      break;
-    }
+  /* The stop's first stage, 0 when the library's own ^C was all it
+   * sent so far, is the interrupt. */
+  by = _terret_stop_signal_from_signum (signum);
+  if (by == TERRET_STOP_SIGNAL_NONE)
+    by = TERRET_STOP_SIGNAL_INTERRUPT;
+  how = by == TERRET_STOP_SIGNAL_HANGUP ? "after SIGHUP"
+      : by == TERRET_STOP_SIGNAL_TERMINATE ? "after SIGTERM"
+      : by == TERRET_STOP_SIGNAL_KILL ? "by SIGKILL at the end of its grace"
+      : "after the interrupt";
   terret_result_set_stop (result, by, msec / 1000.0);
   seconds = _terret_format_seconds (msec / 1000.0);
   notice = g_strdup_printf ("It was stopped: it ended %s, %ss into the stop.", how, seconds);

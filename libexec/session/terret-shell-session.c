@@ -913,31 +913,12 @@ session_account_stopped (TerretProcess *process,
   for (guint i = 0; i < signalled->len; i++)
     {
       const TerretStopped *entry = &g_array_index (signalled, TerretStopped, i);
-      TerretStopSignal by;
 
       if (entry->is_process)
         continue;
-      switch (entry->signum)
-        {
-        case SIGHUP:
-          by = TERRET_STOP_SIGNAL_HANGUP;
-          break;
-        case SIGTERM:
-          by = TERRET_STOP_SIGNAL_TERMINATE;
-          break;
-        case SIGKILL:
-          by = TERRET_STOP_SIGNAL_KILL;
-          break;
-        case SIGINT:
-          by = TERRET_STOP_SIGNAL_INTERRUPT;
-          break;
-        default:
-          by = TERRET_STOP_SIGNAL_NONE;
-          break;
-        }
       g_ptr_array_add (stopped, terret_stopped_process_new (entry->pid,
                                                             entry->command != NULL ? entry->command : "",
-                                                            by));
+                                                            _terret_stop_signal_from_signum (entry->signum)));
     }
 }
 

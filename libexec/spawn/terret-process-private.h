@@ -48,6 +48,7 @@ gboolean       _terret_process_get_stop          (TerretProcess *self,
                                                   int           *signum,
                                                   guint         *msec);
 GArray        *_terret_process_get_stopped       (TerretProcess *self);
+TerretStopSignal _terret_stop_signal_from_signum (int            signum);
 gboolean       _terret_process_wait_gone         (TerretProcess *self,
                                                   int            timeout_msec);
 

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -826,6 +827,30 @@ _terret_process_stop_cancel (TerretProcess *self)
   self->stop_sent = FALSE;
   self->stop_signal_at_exit = -1;
   g_mutex_unlock (&self->mutex);
+}
+
+/*
+ * _terret_stop_signal_from_signum:
+ *
+ * The stage of the stop sequence a signal it sends names; NONE for any
+ * other (0: no signal, as an account's).
+ */
+TerretStopSignal
+_terret_stop_signal_from_signum (int signum)
+{
+  switch (signum)
+    {
+    case SIGHUP:
+      return TERRET_STOP_SIGNAL_HANGUP;
+    case SIGTERM:
+      return TERRET_STOP_SIGNAL_TERMINATE;
+    case SIGKILL:
+      return TERRET_STOP_SIGNAL_KILL;
+    case SIGINT:
+      return TERRET_STOP_SIGNAL_INTERRUPT;
+    default:
+      return TERRET_STOP_SIGNAL_NONE;
+    }
 }
 
 /*
