@@ -624,12 +624,12 @@ read_unit (void      *data,
 {
   Bridge *bridge = data;
   BridgeUnit *unit = bridge_unit (relay);
-  TerretWireRecord record;
+  RelayMessage message;
   int got;
 
-  while ((got = relay_unit_read_control (relay, &record)) > 0)
+  while ((got = relay_unit_read_control (relay, &message)) > 0)
     if (!unit->gone)
-      relay_send_record (&bridge->peer, FAR_CONTROL, relay->id, &record);
+      relay_send_record (&bridge->peer, FAR_CONTROL, relay->id, &message.record);
   if (got < 0 && !unit->gone)
     {
       TerretWireRecord kill_record = { TERRET_WIRE_CONTROL_KILL, 0, 0, 0 };
@@ -639,14 +639,23 @@ read_unit (void      *data,
 }
 
 static void
-tell_library (BridgeUnit             *unit,
-              const TerretWireRecord *record)
+tell_library (BridgeUnit         *unit,
+              const RelayMessage *message)
 {
+  struct
+  {
+    TerretWireRecord record;
+    char tail[TERRET_WIRE_CMDLINE_MAX];
+  } out;
+
   if (unit->relay.control < 0)
     return;
-  if (record->type == TERRET_WIRE_EVENT_EXITED)
+  if (message->record.type == TERRET_WIRE_EVENT_EXITED)
     unit->exited = 1;
-  send (unit->relay.control, record, sizeof *record, MSG_NOSIGNAL | MSG_DONTWAIT);
+  out.record = message->record;
+  memcpy (out.tail, message->tail, message->tail_len);
+  send (unit->relay.control, &out, sizeof out.record + message->tail_len,
+        MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
 /* Nothing of the unit is left on the far side: what it sent is all here
@@ -691,9 +700,9 @@ far_lost (Bridge *bridge)
         continue;
       if (!unit->exited)
         {
-          TerretWireRecord record = { TERRET_WIRE_EVENT_EXITED, SIGKILL, 0, 0 };
+          RelayMessage message = { { TERRET_WIRE_EVENT_EXITED, SIGKILL, 0, 0 }, 0, { 0 } };
 
-          tell_library (unit, &record);
+          tell_library (unit, &message);
         }
       unit_gone (bridge, unit);
     }
@@ -710,7 +719,7 @@ handle_frame (void            *data,
 {
   Bridge *bridge = data;
   RelayUnit *relay = relay_units_find (&bridge->units, header->unit);
-  TerretWireRecord record;
+  RelayMessage message;
 
   if (relay == NULL)
     return header->type == FAR_HELLO ? -1 : 0;
@@ -718,9 +727,9 @@ handle_frame (void            *data,
   switch (header->type)
     {
     case FAR_EVENT:
-      if (relay_record_from (payload, header->size, &record) < 0)
+      if (relay_message_from (payload, header->size, &message) < 0)
         return -1;
-      tell_library (bridge_unit (relay), &record);
+      tell_library (bridge_unit (relay), &message);
       return 0;
 
     case FAR_GONE:

@@ -98,31 +98,47 @@ relay_send (RelayPeer  *peer,
 }
 
 void
+relay_send_message (RelayPeer          *peer,
+                    FarType             type,
+                    uint32_t            unit,
+                    const RelayMessage *message)
+{
+  uint8_t payload[16 + TERRET_WIRE_CMDLINE_MAX];
+  size_t tail_len = message->tail_len < TERRET_WIRE_CMDLINE_MAX ? message->tail_len
+                                                                : TERRET_WIRE_CMDLINE_MAX;
+
+  far_put32 (payload, message->record.type);
+  far_put32 (payload + 4, (uint32_t)message->record.a);
+  far_put32 (payload + 8, (uint32_t)message->record.b);
+  far_put32 (payload + 12, (uint32_t)message->record.c);
+  memcpy (payload + 16, message->tail, tail_len);
+  relay_send (peer, type, unit, 0, payload, 16 + tail_len);
+}
+
+void
 relay_send_record (RelayPeer              *peer,
                    FarType                 type,
                    uint32_t                unit,
                    const TerretWireRecord *record)
 {
-  uint8_t payload[16];
+  RelayMessage message = { *record, 0, { 0 } };
 
-  far_put32 (payload, record->type);
-  far_put32 (payload + 4, (uint32_t)record->a);
-  far_put32 (payload + 8, (uint32_t)record->b);
-  far_put32 (payload + 12, (uint32_t)record->c);
-  relay_send (peer, type, unit, 0, payload, sizeof payload);
+  relay_send_message (peer, type, unit, &message);
 }
 
 int
-relay_record_from (const uint8_t    *payload,
-                   size_t            size,
-                   TerretWireRecord *record)
+relay_message_from (const uint8_t *payload,
+                    size_t         size,
+                    RelayMessage  *message)
 {
-  if (size != 16)
+  if (size < 16 || size > 16 + TERRET_WIRE_CMDLINE_MAX)
     return -1;
-  record->type = far_get32 (payload);
-  record->a = (int32_t)far_get32 (payload + 4);
-  record->b = (int32_t)far_get32 (payload + 8);
-  record->c = (int32_t)far_get32 (payload + 12);
+  message->record.type = far_get32 (payload);
+  message->record.a = (int32_t)far_get32 (payload + 4);
+  message->record.b = (int32_t)far_get32 (payload + 8);
+  message->record.c = (int32_t)far_get32 (payload + 12);
+  message->tail_len = size - 16;
+  memcpy (message->tail, payload + 16, message->tail_len);
   return 0;
 }
 
@@ -391,22 +407,30 @@ relay_stream_close (RelayStream *stream)
 /* --- Units -------------------------------------------------------------- */
 
 int
-relay_unit_read_control (RelayUnit        *unit,
-                         TerretWireRecord *record)
+relay_unit_read_control (RelayUnit    *unit,
+                         RelayMessage *message)
 {
+  struct
+  {
+    TerretWireRecord record;
+    char tail[TERRET_WIRE_CMDLINE_MAX];
+  } got;
   ssize_t n;
 
   do
-    n = recv (unit->control, record, sizeof *record, MSG_DONTWAIT);
+    n = recv (unit->control, &got, sizeof got, MSG_DONTWAIT);
   while (n < 0 && errno == EINTR);
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
     return 0;
-  if (n != sizeof *record)
+  if (n < (ssize_t)sizeof got.record)
     {
       close (unit->control);
       unit->control = -1;
       return -1;
     }
+  message->record = got.record;
+  message->tail_len = (size_t)n - sizeof got.record;
+  memcpy (message->tail, got.tail, message->tail_len);
   return 1;
 }
 

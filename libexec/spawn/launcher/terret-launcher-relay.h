@@ -53,13 +53,26 @@ void relay_send       (RelayPeer     *peer,
                        uint16_t       stream,
                        const void    *payload,
                        size_t         size);
+/* A record with what follows it in its message (a SIGNALLED event's
+ * command line), carried whole across the link. */
+typedef struct
+{
+  TerretWireRecord record;
+  size_t tail_len;
+  char tail[TERRET_WIRE_CMDLINE_MAX];
+} RelayMessage;
+
 void relay_send_record (RelayPeer    *peer,
                         FarType       type,
                         uint32_t      unit,
                         const TerretWireRecord *record);
-int  relay_record_from (const uint8_t *payload,
-                        size_t         size,
-                        TerretWireRecord *record);
+void relay_send_message (RelayPeer   *peer,
+                         FarType      type,
+                         uint32_t     unit,
+                         const RelayMessage *message);
+int  relay_message_from (const uint8_t *payload,
+                         size_t         size,
+                         RelayMessage  *message);
 /* Writes what is queued; returns -1 once the reader is gone. */
 int  relay_flush      (RelayPeer     *peer);
 /* Reads what is there; returns 0 at the end of the peer's output. */
@@ -134,11 +147,11 @@ typedef struct
   size_t n_streams;
 } RelayUnit;
 
-/* The next record on the unit's control socket, which is open: 1 with
- * @record set, 0 when there is none now, -1 at the socket's end (or for
+/* The next message on the unit's control socket, which is open: 1 with
+ * @message set, 0 when there is none now, -1 at the socket's end (or for
  * a broken record), which closes it. */
 int   relay_unit_read_control (RelayUnit        *unit,
-                               TerretWireRecord *record);
+                               RelayMessage     *message);
 /* A DATA, EOF or CREDIT frame for one of the unit's streams; returns -1
  * when the peer broke the protocol. */
 int   relay_unit_receive   (RelayUnit       *unit,

@@ -325,8 +325,8 @@ read_unit (void      *data,
            RelayUnit *unit)
 {
   Serve *serve = data;
-  TerretWireRecord record;
-  int got = relay_unit_read_control (unit, &record);
+  RelayMessage message;
+  int got = relay_unit_read_control (unit, &message);
 
   if (got < 0)
     {
@@ -339,8 +339,8 @@ read_unit (void      *data,
       return;
     }
   /* Its pid as the bridge's host sees it means nothing there. */
-  if (got > 0 && record.type != TERRET_WIRE_EVENT_PID)
-    relay_send_record (&serve->peer, FAR_EVENT, unit->id, &record);
+  if (got > 0 && message.record.type != TERRET_WIRE_EVENT_PID)
+    relay_send_message (&serve->peer, FAR_EVENT, unit->id, &message);
 }
 
 /* A unit is over when its socket ended and its output was all sent. */
@@ -437,7 +437,7 @@ handle_frame (void            *data,
 {
   Serve *serve = data;
   RelayUnit *unit;
-  TerretWireRecord record;
+  RelayMessage message;
 
   if (header->type == FAR_BYE)
     {
@@ -465,12 +465,13 @@ handle_frame (void            *data,
       return relay_unit_receive (unit, &serve->peer, header, payload);
 
     case FAR_CONTROL:
-      if (relay_record_from (payload, header->size, &record) < 0)
+      if (relay_message_from (payload, header->size, &message) < 0)
         return -1;
-      if (record.type == TERRET_WIRE_CONTROL_TERMINAL_MODES)
+      if (message.record.type == TERRET_WIRE_CONTROL_TERMINAL_MODES)
         reset_terminal (unit);
       else if (unit->control >= 0)
-        send (unit->control, &record, sizeof record, MSG_NOSIGNAL | MSG_DONTWAIT);
+        send (unit->control, &message.record, sizeof message.record,
+              MSG_NOSIGNAL | MSG_DONTWAIT);
       return 0;
 
     default:
