@@ -57,12 +57,46 @@ describe_one (GString *out,
     g_string_append_printf (out, " (waiting in %s)", wchan);
 }
 
+/* How long a far side's unit has to name what it contains: a bound,
+ * not a step (it answers at once). */
+#define FAR_ACCOUNT_MSEC 1000
+
+/* A far side's processes are not this host's to read: its unit names
+ * them (pid and command line, in its pid namespace, breadth first), the
+ * deepest first here too. */
+static char *
+describe_far (TerretProcess *process)
+{
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(GArray) entries = NULL;
+  guint n;
+
+  _terret_process_take_account (process, FAR_ACCOUNT_MSEC);
+  entries = _terret_process_get_stopped (process);
+  n = MIN (entries->len, STUCK_MAX);
+  for (guint i = n; i > 0; i--)
+    {
+      const TerretStopped *entry = &g_array_index (entries, TerretStopped, i - 1);
+
+      if (entry->command == NULL || *entry->command == '\0')
+        continue;
+      if (out->len > 0)
+        g_string_append (out, ", ");
+      g_string_append_printf (out, "pid %d `%s`", entry->pid, entry->command);
+    }
+  if (out->len == 0)
+    return NULL;
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
 /*
  * _terret_shell_run_describe_stuck:
  *
- * What the shell of @channel and what it started were running, for a
- * shell on this host: "pid 12 `bash ...`, pid 13 `flock ~/.lock true`
- * (waiting in ...)"; %NULL when nothing is known (a far side, no /proc).
+ * What the shell of @channel and what it started were running: "pid 12
+ * `bash ...`, pid 13 `flock ~/.lock true` (waiting in ...)", read from
+ * /proc for a shell on this host, named by its unit for a far side's
+ * (no wait channel then); %NULL when nothing is known (a shell behind a
+ * client, no /proc).
  */
 char *
 _terret_shell_run_describe_stuck (TerretShellChannel *channel)
@@ -72,10 +106,10 @@ _terret_shell_run_describe_stuck (TerretShellChannel *channel)
   int pids[STUCK_MAX];
   guint n = 0;
 
-  /* A far side's processes are not this host's to read. */
-  if (process == NULL || _terret_shell_channel_get_reach (channel) == TERRET_SHELL_FAR ||
-      terret_process_check_exited (process))
+  if (process == NULL || terret_process_check_exited (process))
     return NULL;
+  if (_terret_shell_channel_get_reach (channel) == TERRET_SHELL_FAR)
+    return describe_far (process);
 
   pids[n++] = terret_process_get_pid (process);
   for (guint i = 0; i < n && n < STUCK_MAX; i++)
