@@ -1715,8 +1715,10 @@ test_conformance (Fixture       *fixture,
       "--set", "config-file=none",
       /* The unit holds the local ssh client, not the far shell: a
        * timed-out command hears ^C through the terminal, then the
-       * connection's end, never SIGTERM (docs/stopping.md). */
+       * connection's end, never SIGTERM (docs/stopping.md); and a
+       * close cannot name the far shell's jobs (an empty list). */
       "-s", "/conformance/timeout/graceful",
+      "-s", "/conformance/close/lists",
       NULL
     };
 

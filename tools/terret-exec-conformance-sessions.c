@@ -128,6 +128,60 @@ test_close_nothing_left (void)
     kit_assert_session_gone (sid);
 }
 
+/* A session's close names what it had to stop: a job that ignores SIGHUP
+ * ends by SIGTERM, a setsid one by the SIGHUP the unit sends it. The pids
+ * are the shell's own, in its pid namespace, as the unit names them. */
+static void
+test_close_lists (void)
+{
+  g_autoptr(TerretExecutor) executor = NULL;
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(GPtrArray) stopped = NULL;
+  g_autofree char *out = NULL;
+  int a = 0, b = 0;
+  guint found = 0;
+
+  REQUIRE_CAPS (TERRET_CAPABILITY_RUNS_COMMANDS | TERRET_CAPABILITY_PERSISTENT_SESSIONS);
+  g_test_summary ("close_session_full lists each process the close had to stop: its pid, "
+                  "its command line and the signal of the stop that ended it.");
+
+  executor = kit_new_executor ();
+  /* Answered once both jobs are what they will be (the first exec'd, the
+   * second in a session of its own). */
+  result = kit_run (executor,
+                    "(trap '' HUP; exec sleep 301) & a=$!; setsid sleep 302 & b=$!; "
+                    "until [ \"$(tr '\\0' ' ' </proc/$a/cmdline)\" = 'sleep 301 ' ]; do :; done; "
+                    "until read -r _ _ _ _ _ sid _ </proc/$b/stat && [ \"$sid\" = \"$b\" ]; "
+                    "do :; done; "
+                    "printf 'jobs %s %s\\n' \"$a\" \"$b\"");
+  out = kit_bytes_to_string (terret_result_get_stdout (result));
+  g_assert_nonnull (strstr (out, "jobs "));
+  g_assert_cmpint (sscanf (strstr (out, "jobs "), "jobs %d %d", &a, &b), ==, 2);
+
+  terret_executor_close_session_full (executor, TERRET_DEFAULT_SESSION, &stopped);
+  g_assert_nonnull (stopped);
+  for (guint i = 0; i < stopped->len; i++)
+    {
+      TerretStoppedProcess *entry = g_ptr_array_index (stopped, i);
+
+      if (terret_stopped_process_get_pid (entry) == a)
+        {
+          g_assert_cmpint (terret_stopped_process_get_ended_by (entry), ==,
+                           TERRET_STOP_SIGNAL_TERMINATE);
+          g_assert_nonnull (strstr (terret_stopped_process_get_command (entry), "sleep 301"));
+          found++;
+        }
+      else if (terret_stopped_process_get_pid (entry) == b)
+        {
+          g_assert_cmpint (terret_stopped_process_get_ended_by (entry), ==,
+                           TERRET_STOP_SIGNAL_HANGUP);
+          g_assert_nonnull (strstr (terret_stopped_process_get_command (entry), "sleep 302"));
+          found++;
+        }
+    }
+  g_assert_cmpuint (found, ==, 2);
+}
+
 /* --- Interactive operations -------------------------------------------- */
 
 /* Polls until the command ended; returns the last result, the stdout of
@@ -284,6 +338,7 @@ conformance_add_session_checks (void)
 {
   g_test_add_func ("/conformance/close/session-pid", test_close_session_pid);
   g_test_add_func ("/conformance/close/nothing-left", test_close_nothing_left);
+  g_test_add_func ("/conformance/close/lists", test_close_lists);
   g_test_add_func ("/conformance/interactive/unsupported", test_interactive_unsupported);
   g_test_add_func ("/conformance/interactive/detach-input-poll", test_detach_input_poll);
   g_test_add_func ("/conformance/interactive/interrupt-detached", test_interrupt_detached);
