@@ -20,6 +20,7 @@
 #include "terret-launcher.h"
 #include "terret-far-side.h"
 #include "terret-shell-channel.h"
+#include "terret-terminal-channel.h"
 #include "terret-engine.h"
 #include "terret-session-executor.h"
 #include "terret-command-executor.h"

@@ -6,8 +6,6 @@
 #include <gio/gio.h>
 #include <terret-exec.h>
 
-#include "terret-pty-channel.h"
-
 /*
  * TerretPtyExecutor:
  *
@@ -15,8 +13,9 @@
  * local pseudo-terminal and kept for every later run of that key, so `cd`
  * and `export` persist as in a terminal. Everything but the channel (the
  * session table, the settings, the protocol) is the SDK's
- * TerretSessionExecutor; this file supplies the pty channel and checks
- * that the host has bash and pseudo-terminals.
+ * TerretSessionExecutor, and the channel is the SDK's
+ * TerretTerminalChannel; this file checks that the host has bash and
+ * pseudo-terminals.
  */
 #define TERRET_TYPE_PTY_EXECUTOR (terret_pty_executor_get_type ())
 G_DECLARE_FINAL_TYPE (TerretPtyExecutor, terret_pty_executor, TERRET, PTY_EXECUTOR, TerretSessionExecutor)
@@ -34,7 +33,7 @@ terret_pty_executor_create_channel (TerretSessionExecutor  *executor,
                                     const char             *session_key,
                                     GError                **error)
 {
-  return terret_pty_channel_new ();
+  return terret_terminal_channel_new ();
 }
 
 static gboolean
@@ -56,7 +55,7 @@ terret_pty_executor_check_available (TerretSessionExecutor  *executor,
       return FALSE;
     }
 
-  if (!terret_pty_channel_check_host (&local_error))
+  if (!terret_terminal_channel_check_host (&local_error))
     {
       g_set_error (error, TERRET_EXEC_ERROR, TERRET_EXEC_ERROR_UNAVAILABLE,
                    "The pty backend needs pseudo-terminals: %s", local_error->message);
@@ -90,7 +89,6 @@ terret_pty_executor_init (TerretPtyExecutor *self)
 static void
 pty_module_load (GTypeModule *module)
 {
-  terret_pty_channel_register (module);
   terret_pty_executor_register_type (module);
   /* Highest of all: on a host with bash, a persistent session is what a
    * caller expects of a shell. */

@@ -6,14 +6,14 @@
  * app's host as its far side (terret-flatpak-host.c), reached with a
  * socket handed over, so descriptors reach the host launcher as they
  * reach a local one. These are its class's hooks: a session's channel
- * (terret-flatpak-channel.c), the far side, the check and the words;
+ * (the SDK's TerretTerminalChannel: the terminal is made in the app, bash
+ * takes it on the host), the far side, the check and the words;
  * the engine is otherwise the SDK's own, a one-shot run's `bash -c`
  * included.
  */
 
 #include <gio/gio.h>
 
-#include "terret-flatpak-channel.h"
 #include "terret-flatpak-engines.h"
 
 #define HOST(engine) (((TerretFlatpakExecutor *)(engine))->host)
@@ -25,7 +25,7 @@ flatpak_create_channel (TerretEngine  *engine,
                         const char    *session_key,
                         GError       **error)
 {
-  return terret_flatpak_channel_new ();
+  return terret_terminal_channel_new ();
 }
 
 static TerretFarSide *

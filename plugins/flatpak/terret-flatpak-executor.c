@@ -6,7 +6,6 @@
 #include <gio/gio.h>
 #include <terret-exec.h>
 
-#include "terret-flatpak-channel.h"
 #include "terret-flatpak-engines.h"
 #include "terret-flatpak-host.h"
 
@@ -156,7 +155,6 @@ static void
 flatpak_module_load (GTypeModule *module)
 {
   mode_type = g_type_module_register_enum (module, "TerretFlatpakMode", mode_values);
-  terret_flatpak_channel_register (module);
   terret_flatpak_executor_register_type (module);
   /* Above pty (100): an app that was given the host (its finish-args
    * name org.freedesktop.Flatpak, a deliberate grant of a host shell)

@@ -1,7 +1,9 @@
-/* terret-pty-channel.c: a shell on a local pseudo-terminal
+/* terret-terminal-channel.c: a session's shell on a pseudo-terminal made here
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+
+#include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,27 +12,34 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include <gio/gio.h>
-
 #include "terret-launcher-terminal.h"
-#include "terret-pty-channel.h"
+#include "terret-launcher.h"
+#include "terret-terminal-channel.h"
 
-/*
- * TerretPtyChannel:
+/**
+ * TerretTerminalChannel:
  *
- * Carries a session's bash on a pseudo-terminal of this host. bash gets
- * the terminal as its controlling terminal in a session of its own, so
- * it leads the process group that every child joins (job control is
- * off), which ^C on the terminal reaches. The terminal's modes are set on
- * the master, from the host side, before every exchange.
+ * Carries a session's bash on a pseudo-terminal made on this host: its
+ * subsidiary is handed to the launcher with the spawn request, and bash
+ * takes it as its controlling terminal in a session of its own, so it
+ * leads the process group that every child joins (job control is off),
+ * which ^C on the terminal reaches. The launcher may be this host's or a
+ * far side's that takes descriptors (a Flatpak app's host): bash runs
+ * there, on the terminal made here. The modes the session protocol
+ * relies on (docs/protocol.md) are set on the master, from this side,
+ * before every exchange.
+ *
+ * It is the channel of the pty backend; a backend whose shell takes a
+ * terminal of this host returns one from its `create_channel`.
+ *
+ * Since: 0.3
  */
-struct _TerretPtyChannel
+struct _TerretTerminalChannel
 {
   TerretShellChannel parent_instance;
 };
 
-G_DEFINE_DYNAMIC_TYPE_EXTENDED (TerretPtyChannel, terret_pty_channel, TERRET_TYPE_SHELL_CHANNEL,
-                                G_TYPE_FLAG_FINAL, {})
+G_DEFINE_FINAL_TYPE (TerretTerminalChannel, terret_terminal_channel, TERRET_TYPE_SHELL_CHANNEL)
 
 /* The modes the protocol relies on (terret-launcher-terminal.h), set on
  * the master: Linux applies a master's termios ioctls to the terminal
@@ -40,6 +49,7 @@ set_modes (int      fd,
            GError **error)
 {
   struct termios modes, wanted;
+  int saved_errno;
 
   if (tcgetattr (fd, &modes) < 0)
     goto fail;
@@ -54,18 +64,13 @@ set_modes (int      fd,
       wanted.c_cc[VTIME] == modes.c_cc[VTIME] && wanted.c_cc[VINTR] == modes.c_cc[VINTR])
     return TRUE;
 
-  if (tcsetattr (fd, TCSANOW, &wanted) < 0)
-    goto fail;
-
-  return TRUE;
+  if (tcsetattr (fd, TCSANOW, &wanted) == 0)
+    return TRUE;
 
 fail:
-  {
-    int saved_errno = errno;
-
-    g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                 "Could not set the terminal's modes: %s", g_strerror (saved_errno));
-  }
+  saved_errno = errno;
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+               "Could not set the terminal's modes: %s", g_strerror (saved_errno));
   return FALSE;
 }
 
@@ -89,10 +94,10 @@ open_master (GError **error)
 }
 
 static gboolean
-terret_pty_channel_spawn (TerretShellChannel  *channel,
-                          TerretLauncher      *launcher,
-                          const char * const  *argv,
-                          GError             **error)
+terret_terminal_channel_spawn (TerretShellChannel  *channel,
+                               TerretLauncher      *launcher,
+                               const char * const  *argv,
+                               GError             **error)
 {
   struct winsize size = { TERRET_TERMINAL_ROWS, TERRET_TERMINAL_COLUMNS, 0, 0 };
   g_autoptr(TerretProcess) process = NULL;
@@ -126,8 +131,6 @@ terret_pty_channel_spawn (TerretShellChannel  *channel,
       return FALSE;
     }
 
-  /* bash gets the terminal as its controlling terminal in a session of
-   * its own: it leads the process group the terminal's ^C reaches. */
   terret_launcher_take_terminal (launcher, slave);
   process = terret_launcher_spawn (launcher, argv, error);
   if (process == NULL)
@@ -141,52 +144,63 @@ terret_pty_channel_spawn (TerretShellChannel  *channel,
 }
 
 static gboolean
-terret_pty_channel_prepare_run (TerretShellChannel  *channel,
-                                GError             **error)
+terret_terminal_channel_prepare_run (TerretShellChannel  *channel,
+                                     GError             **error)
 {
   return set_modes (terret_shell_channel_get_write_fd (channel), error);
 }
 
 static void
-terret_pty_channel_class_init (TerretPtyChannelClass *klass)
+terret_terminal_channel_class_init (TerretTerminalChannelClass *klass)
 {
   TerretShellChannelClass *channel_class = TERRET_SHELL_CHANNEL_CLASS (klass);
 
-  channel_class->spawn = terret_pty_channel_spawn;
-  channel_class->prepare_run = terret_pty_channel_prepare_run;
+  channel_class->spawn = terret_terminal_channel_spawn;
+  channel_class->prepare_run = terret_terminal_channel_prepare_run;
 }
 
 static void
-terret_pty_channel_class_finalize (TerretPtyChannelClass *klass)
+terret_terminal_channel_init (TerretTerminalChannel *self)
 {
 }
 
-static void
-terret_pty_channel_init (TerretPtyChannel *self)
-{
-}
-
-void
-terret_pty_channel_register (GTypeModule *module)
-{
-  terret_pty_channel_register_type (module);
-}
-
+/**
+ * terret_terminal_channel_new:
+ *
+ * A channel for one session's shell, on a pseudo-terminal made here.
+ *
+ * Returns: (transfer full): a new channel
+ *
+ * Since: 0.3
+ */
 TerretShellChannel *
-terret_pty_channel_new (void)
+terret_terminal_channel_new (void)
 {
-  return g_object_new (TERRET_TYPE_PTY_CHANNEL, NULL);
+  return g_object_new (TERRET_TYPE_TERMINAL_CHANNEL, NULL);
 }
 
-/* Whether this host can give a shell a terminal at all. */
+/**
+ * terret_terminal_channel_check_host:
+ * @error: return location for a #GError
+ *
+ * Whether this host can give a shell a pseudo-terminal at all (a
+ * container without /dev/ptmx cannot), for a backend's availability
+ * check.
+ *
+ * Returns: %TRUE when it can
+ *
+ * Since: 0.3
+ */
 gboolean
-terret_pty_channel_check_host (GError **error)
+terret_terminal_channel_check_host (GError **error)
 {
-  int master = open_master (error);
+  int master;
 
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  master = open_master (error);
   if (master < 0)
     return FALSE;
-
   close (master);
   return TRUE;
 }
