@@ -1715,10 +1715,12 @@ test_conformance (Fixture       *fixture,
       "--set", "config-file=none",
       /* The unit holds the local ssh client, not the far shell: a
        * timed-out command hears ^C through the terminal, then the
-       * connection's end, never SIGTERM (docs/stopping.md); and a
-       * close cannot name the far shell's jobs (an empty list). */
+       * connection's end, never SIGTERM (docs/stopping.md); a close
+       * cannot name the far shell's jobs (an empty list), nor a look see
+       * that a command waits for input there (unknown). */
       "-s", "/conformance/timeout/graceful",
       "-s", "/conformance/close/lists",
+      "-s", "/conformance/interactive/input-waits",
       NULL
     };
 

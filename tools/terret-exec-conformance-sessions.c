@@ -209,6 +209,61 @@ poll_to_end (TerretExecutor *executor,
   return NULL;
 }
 
+/* A prompt: the run is handed back at once, running, waiting, with the
+ * prompt (and whether it is a secret); the answer takes it to its end. */
+static void
+check_input_waits (TerretExecutor *executor,
+                   const char     *command,
+                   const char     *prompt,
+                   gboolean        secret,
+                   const char     *answer,
+                   const char     *expected_end)
+{
+  g_autoptr(TerretRequest) request = kit_new_request (command);
+  g_autoptr(GBytes) data = g_bytes_new (answer, strlen (answer));
+  g_autoptr(TerretResult) result = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+
+  result = kit_run_request (executor, request);
+  g_assert_true (terret_result_get_running (result));
+  g_assert_cmpint (terret_result_get_input_state (result), ==, TERRET_INPUT_STATE_WAITING);
+  g_assert_cmpstr (terret_result_get_input_prompt (result), ==, prompt);
+  g_assert_cmpint (terret_result_get_input_secret (result), ==, secret);
+  g_assert_false (terret_result_get_input_pager (result));
+  g_clear_object (&result);
+
+  g_assert_true (terret_executor_send_input (executor, TERRET_DEFAULT_SESSION, data, &error));
+  g_assert_no_error (error);
+  result = poll_to_end (executor, TERRET_DEFAULT_SESSION, out);
+  g_assert_cmpint (terret_result_get_exit_status (result), ==, 0);
+  g_assert_true (g_str_has_suffix (out->str, expected_end));
+}
+
+static void
+test_input_waits (void)
+{
+  g_autoptr(TerretExecutor) executor = NULL;
+  g_autoptr(TerretResult) result = NULL;
+
+  REQUIRE_CAPS (TERRET_CAPABILITY_INPUT | TERRET_CAPABILITY_POLL);
+  g_test_summary ("A command waiting for input on its terminal is handed back at once with "
+                  "its prompt (on-input report): an apt-style [Y/n], a read -s secret; a "
+                  "command that sleeps, or reads a pipe, is not.");
+
+  executor = kit_new_executor ();
+  check_input_waits (executor, "echo 'Need to get 1 MB.'; read -p 'Continue? [Y/n] ' a; "
+                     "echo \"answer=$a\"", "Continue? [Y/n]", FALSE, "y\n", "answer=y\n");
+  check_input_waits (executor, "read -s -p 'Passphrase: ' p; echo; echo \"length=${#p}\"",
+                     "Passphrase:", TRUE, "hunter2\n", "length=7\n");
+
+  /* Quiet, but waiting for no input: a false wait would hand it back
+   * running. */
+  result = kit_run (executor, "sleep 1; (sleep 1; echo piped) | cat; echo done");
+  g_assert_false (terret_result_get_running (result));
+  g_assert_cmpint (terret_result_get_exit_status (result), ==, 0);
+}
+
 static void
 test_interactive_unsupported (void)
 {
@@ -342,4 +397,5 @@ conformance_add_session_checks (void)
   g_test_add_func ("/conformance/interactive/unsupported", test_interactive_unsupported);
   g_test_add_func ("/conformance/interactive/detach-input-poll", test_detach_input_poll);
   g_test_add_func ("/conformance/interactive/interrupt-detached", test_interrupt_detached);
+  g_test_add_func ("/conformance/interactive/input-waits", test_input_waits);
 }

@@ -7,6 +7,7 @@
 
 #include <glib.h>
 
+#include "terret-launcher-input.h"
 #include "terret-result-input-private.h"
 #include "terret-types.h"
 
@@ -14,20 +15,6 @@ G_BEGIN_DECLS
 
 /* The longest prompt a result carries, in bytes. */
 #define TERRET_INPUT_PROMPT_MAX 256
-
-/* What one look at a terminal's foreground group found. */
-typedef enum
-{
-  TERRET_INPUT_PROBE_UNKNOWN,   /* the state could not be read */
-  TERRET_INPUT_PROBE_BUSY,      /* a process runs: look again once it settles */
-  TERRET_INPUT_PROBE_ELSEWHERE, /* everything sleeps, nothing on the terminal */
-  TERRET_INPUT_PROBE_WAITING,   /* something sleeps reading the terminal, nothing runs */
-} TerretInputProbe;
-
-TerretInputProbe _terret_input_probe (int       terminal,
-                                      gboolean *secret,
-                                      gboolean *pager,
-                                      GArray   *readers);
 
 /* A run's watch for waits: the last line it printed, when it last
  * looked, and what it found. */
@@ -41,6 +28,10 @@ void                   _terret_input_watch_output  (TerretInputWatch *watch,
 void                   _terret_input_watch_input   (TerretInputWatch *watch);
 gboolean               _terret_input_watch_look    (TerretInputWatch *watch,
                                                     int               terminal,
+                                                    gint64            run_start);
+gboolean               _terret_input_watch_note    (TerretInputWatch *watch,
+                                                    TerretWireInput   found,
+                                                    unsigned          flags,
                                                     gint64            run_start);
 double                 _terret_input_watch_settle  (TerretInputWatch *watch);
 gboolean               _terret_input_watch_is_news (TerretInputWatch *watch);

@@ -1,32 +1,20 @@
-/* terret-input-wait.c: whether a command waits for input on its terminal
+/* terret-input-wait.c: a run's watch for its command waiting for input
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * A command waits for input when a process of its terminal's foreground
- * group sleeps in read(2) on the terminal and no process of the group
- * runs: the kernel says so in /proc (each process's state, and the system
- * call it sleeps in with its arguments), and the terminal says which
- * group is in the foreground (tcgetpgrp on the master) and whether it
- * echoes. Nothing is guessed from silence: where that state cannot be
- * read, the answer is unknown.
- *
- * This reads kernel state only when asked, on an event (the output went
- * quiet, a poll, a list); the engines decide when.
+ * Whether a command waits for input is the kernel's to say
+ * (terret-launcher-input.c, where the terminal is); this keeps what a
+ * run makes of the looks: the last line printed as the prompt, since
+ * when it waits, the bounded few looks again after an event, and the
+ * readers stopped for an end of file. The engines decide when to look:
+ * on an event (the output went quiet, a poll, a list).
  */
 
 #include "config.h"
 
-#include <errno.h>
-#include <signal.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include <signal.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/sysmacros.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include "terret-input-wait-private.h"
@@ -48,14 +36,6 @@
 /* How many looks a reader stopped for an end of file has to stop in. */
 #define STOP_LOOKS 40
 
-/* Programs that hold the terminal to page: they wait for a key, and may
- * wait in poll(2) rather than read(2). Matched on the process's name
- * (its comm); `pager` is Debian's alternative, git's pager is one of
- * these. */
-static const char * const pagers[] = {
-  "less", "more", "most", "pg", "pager", "lv", "w3m", NULL
-};
-
 struct _TerretInputWatch
 {
   TerretInputWait wait;
@@ -67,14 +47,6 @@ struct _TerretInputWatch
   guint stop_looks;             /* looks at them since */
   guint news : 1;               /* a wait began that no result told yet */
 };
-
-/* --- The kernel's view ---------------------------------------------------- */
-
-static gboolean
-is_pager (const char *comm)
-{
-  return g_strv_contains (pagers, comm);
-}
 
 static gboolean
 read_small_file (const char *path,
@@ -92,227 +64,6 @@ read_small_file (const char *path,
     return FALSE;
   buffer[n] = '\0';
   return TRUE;
-}
-
-/* Whether @pid's descriptor @fd is the terminal @tty, or /dev/tty (the
- * controlling terminal: for a process of the terminal's foreground
- * group, the terminal). Compared by inode, so a terminal seen through
- * another mount namespace's devpts is still recognised. */
-static gboolean
-fd_is_terminal (const char        *pid,
-                guint64            fd,
-                const struct stat *tty)
-{
-  char path[64];
-  struct stat st;
-
-  g_snprintf (path, sizeof path, "/proc/%s/fd/%" G_GUINT64_FORMAT, pid, fd);
-  if (stat (path, &st) < 0 || !S_ISCHR (st.st_mode))
-    return FALSE;
-  return (st.st_dev == tty->st_dev && st.st_ino == tty->st_ino) ||
-         st.st_rdev == makedev (5, 0);
-}
-
-static gboolean
-is_read_call (long nr)
-{
-  return nr == SYS_read || nr == SYS_readv || nr == SYS_pread64 || nr == SYS_preadv;
-}
-
-/* A pager may sleep in poll or select with the terminal among its
- * descriptors; which ones, /proc does not say, hence pagers only. */
-static gboolean
-is_poll_call (long nr)
-{
-  return
-#ifdef SYS_poll
-    nr == SYS_poll ||
-#endif
-#ifdef SYS_select
-    nr == SYS_select ||
-#endif
-    nr == SYS_ppoll || nr == SYS_pselect6;
-}
-
-typedef struct
-{
-  guint readers;
-  GArray *reader_pids;          /* (nullable) of GPid */
-  guint running;
-  guint unreadable;
-  guint members;
-  gboolean pager;
-} GroupLook;
-
-/* One process of the group: what it does. */
-static void
-look_at_process (const char        *pid,
-                 const char        *comm,
-                 char               state,
-                 const struct stat *tty,
-                 GroupLook         *look)
-{
-  char path[64];
-  char text[512];
-  char *end;
-  long nr;
-  guint64 fd;
-
-  look->members++;
-  switch (state)
-    {
-    case 'Z':
-    case 'X':
-      look->members--;
-      return;
-    case 'S':
-      break;
-    case 'T':
-    case 't':
-      /* Stopped: it waits for a signal, not for input. */
-      return;
-    default:
-      look->running++;
-      return;
-    }
-
-  g_snprintf (path, sizeof path, "/proc/%s/syscall", pid);
-  if (!read_small_file (path, text, sizeof text))
-    {
-      look->unreadable++;
-      return;
-    }
-  if (g_str_has_prefix (text, "running"))
-    {
-      look->running++;
-      return;
-    }
-  errno = 0;
-  nr = strtol (text, &end, 10);
-  if (errno != 0 || end == text)
-    return;
-  if (is_read_call (nr))
-    {
-      fd = g_ascii_strtoull (end, NULL, 16);
-      if (fd_is_terminal (pid, fd, tty))
-        {
-          look->readers++;
-          if (look->reader_pids != NULL)
-            g_array_append_val (look->reader_pids, (GPid){ atoi (pid) });
-          look->pager |= is_pager (comm);
-        }
-    }
-  else if (is_poll_call (nr) && is_pager (comm))
-    {
-      look->readers++;
-      look->pager = TRUE;
-    }
-}
-
-/* The terminal's own side, opened for one look: a descriptor kept open
- * would hide the terminal's end from the session. */
-static int
-open_terminal (const char *slave)
-{
-  return open (slave, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-}
-
-/*
- * _terret_input_probe:
- * @terminal: the master of a terminal of this host
- *
- * Looks once at the terminal's foreground group. WAITING: a process of
- * it sleeps reading the terminal and none runs; BUSY: a process runs,
- * or output is still unread; ELSEWHERE: the group sleeps, but not on the
- * terminal (sleep, a pipe, a socket, a lock, a child); UNKNOWN: the
- * kernel's state could not be read. @secret: the terminal's echo is off
- * (the protocol's modes keep ECHONL as a mark that a program clearing
- * echo clears too); @pager: a pager reads the terminal.
- */
-TerretInputProbe
-_terret_input_probe (int       terminal,
-                     gboolean *secret,
-                     gboolean *pager,
-                     GArray   *readers)
-{
-  struct pollfd output = { terminal, POLLIN, 0 };
-  struct pollfd input = { -1, POLLIN, 0 };
-  GroupLook look = { 0, readers, 0, 0, 0, FALSE };
-  g_autoptr(GDir) proc = NULL;
-  struct termios modes;
-  struct stat tty;
-  const char *name;
-  char slave[128];
-  pid_t group;
-
-  *secret = FALSE;
-  *pager = FALSE;
-  if (readers != NULL)
-    g_array_set_size (readers, 0);
-
-  group = tcgetpgrp (terminal);
-  if (group <= 0 || ptsname_r (terminal, slave, sizeof slave) != 0 ||
-      tcgetattr (terminal, &modes) < 0 || (input.fd = open_terminal (slave)) < 0)
-    return TERRET_INPUT_PROBE_UNKNOWN;
-  if (fstat (input.fd, &tty) < 0)
-    {
-      close (input.fd);
-      return TERRET_INPUT_PROBE_UNKNOWN;
-    }
-
-  proc = g_dir_open ("/proc", 0, NULL);
-  if (proc == NULL)
-    {
-      close (input.fd);
-      return TERRET_INPUT_PROBE_UNKNOWN;
-    }
-
-  while ((name = g_dir_read_name (proc)) != NULL)
-    {
-      char path[64];
-      char stat_text[1024];
-      char *open_paren, *close_paren;
-      char state;
-      long pgrp;
-
-      if (!g_ascii_isdigit (name[0]))
-        continue;
-      g_snprintf (path, sizeof path, "/proc/%s/stat", name);
-      if (!read_small_file (path, stat_text, sizeof stat_text))
-        continue;
-      /* "pid (comm) state ppid pgrp ...": comm may hold anything, so the
-       * fields are counted from its last parenthesis. */
-      open_paren = strchr (stat_text, '(');
-      close_paren = strrchr (stat_text, ')');
-      if (open_paren == NULL || close_paren == NULL || close_paren < open_paren)
-        continue;
-      if (sscanf (close_paren + 1, " %c %*d %ld", &state, &pgrp) != 2 || pgrp != group)
-        continue;
-      *close_paren = '\0';
-      look_at_process (name, open_paren + 1, state, &tty, &look);
-    }
-
-  /* Only now, after the processes were seen asleep: output they wrote
-   * before is waiting to be read, input written before is waiting to
-   * reach them. Either way the command is not quiet. Bytes pass through
-   * the kernel's flip buffers between the two sides, later; a poll pushes
-   * them through first (n_tty_poll), so nothing in flight is missed. */
-  if (poll (&output, 1, 0) != 0 || poll (&input, 1, 0) != 0)
-    look.running++;
-  close (input.fd);
-
-  if (look.members == 0)
-    return TERRET_INPUT_PROBE_BUSY;
-  if (look.running > 0)
-    return TERRET_INPUT_PROBE_BUSY;
-  if (look.unreadable > 0)
-    return TERRET_INPUT_PROBE_UNKNOWN;
-  if (look.readers == 0)
-    return TERRET_INPUT_PROBE_ELSEWHERE;
-
-  *pager = look.pager;
-  *secret = !look.pager && (modes.c_lflag & (ECHO | ECHONL)) == 0;
-  return TERRET_INPUT_PROBE_WAITING;
 }
 
 /* --- The prompt ------------------------------------------------------------ */
@@ -472,8 +223,12 @@ _terret_input_watch_input (TerretInputWatch *watch)
   watch->looks = 0;
 }
 
+/* The most readers a look keeps for an end of file. */
+#define READERS_MAX 16
+
 /*
  * _terret_input_watch_look:
+ * @terminal: the master of a terminal of this host
  * @run_start: when the run started, wall clock microseconds
  *
  * Looks at @terminal now. Returns TRUE when this look found a wait that
@@ -484,12 +239,38 @@ _terret_input_watch_look (TerretInputWatch *watch,
                           int               terminal,
                           gint64            run_start)
 {
-  gboolean secret, pager;
+  pid_t readers[READERS_MAX];
+  size_t n_readers = 0;
+  unsigned flags = 0;
+  TerretWireInput found = terret_input_look (terminal, &flags, readers, READERS_MAX, &n_readers);
+
+  g_array_set_size (watch->readers, 0);
+  for (size_t i = 0; i < n_readers; i++)
+    g_array_append_val (watch->readers, (GPid){ readers[i] });
+  return _terret_input_watch_note (watch, found, flags, run_start);
+}
+
+/*
+ * _terret_input_watch_note:
+ * @found: what a look found, here or where the terminal is
+ * @flags: TERRET_WIRE_INPUT_*
+ *
+ * As _terret_input_watch_look(), for a look made elsewhere (a far
+ * side's launcher): its readers are not this host's to stop.
+ */
+gboolean
+_terret_input_watch_note (TerretInputWatch *watch,
+                          TerretWireInput   found,
+                          unsigned          flags,
+                          gint64            run_start)
+{
+  gboolean secret = (flags & TERRET_WIRE_INPUT_SECRET) != 0;
+  gboolean pager = (flags & TERRET_WIRE_INPUT_PAGER) != 0;
   gboolean was_waiting = watch->wait.state == TERRET_INPUT_STATE_WAITING;
 
-  switch (_terret_input_probe (terminal, &secret, &pager, watch->readers))
+  switch (found)
     {
-    case TERRET_INPUT_PROBE_WAITING:
+    case TERRET_WIRE_INPUT_WAITING:
       watch->looks = 0;
       watch->wait.secret = secret;
       watch->wait.pager = pager;
@@ -502,19 +283,19 @@ _terret_input_watch_look (TerretInputWatch *watch,
       watch->news = TRUE;
       return TRUE;
 
-    case TERRET_INPUT_PROBE_BUSY:
+    case TERRET_WIRE_INPUT_BUSY:
       watch->looks++;
       watch->wait.state = TERRET_INPUT_STATE_NOT_WAITING;
       watch_not_waiting (watch);
       return FALSE;
 
-    case TERRET_INPUT_PROBE_ELSEWHERE:
+    case TERRET_WIRE_INPUT_ELSEWHERE:
       watch->looks++;
       watch->wait.state = TERRET_INPUT_STATE_NOT_WAITING;
       watch_not_waiting (watch);
       return FALSE;
 
-    case TERRET_INPUT_PROBE_UNKNOWN:
+    case TERRET_WIRE_INPUT_UNKNOWN:
     default:
       watch->looks = 0;
       watch_not_waiting (watch);

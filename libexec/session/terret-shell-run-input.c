@@ -13,13 +13,18 @@
  * looks again a bounded few times (_terret_input_watch_settle), and
  * after that only a new event looks again.
  *
- * Only a terminal of this host whose session is the shell's (the pty
- * backend) can be looked at; for any other channel the run says
- * unknown.
+ * A terminal of this host whose session is the shell's (the pty
+ * backend) is looked at here; one a far side's launcher made (a
+ * container's, flatpak-host's) is looked at there, by the launcher. A
+ * shell behind a client (ssh without a far launcher, launcher=none)
+ * cannot be: the run says unknown. An end of file (on-input eof) is
+ * typed only for a wait of this host, whose readers it stops first; a
+ * far side's wait is handed back instead, as on-input report does.
  */
 
 #include "config.h"
 
+#include <poll.h>
 #include <termios.h>
 
 #include "terret-process-private.h"
@@ -37,16 +42,58 @@
  * handed back instead: it does not take an end of file for an answer. */
 #define EOF_MAX 3
 
-/* Whether the run's terminal can be looked at from here: a terminal of
- * this host (the channel sets its modes itself) that is the shell's own,
- * not a client's on the way to a far side. */
+/* How long a far side's launcher has to answer a look: a bound, not a
+ * step (one record each way on a link already open, answered at once). */
+#define FAR_LOOK_MSEC 1000
+
+/* Whether the run's terminal can be looked at: a terminal of this host
+ * that is the shell's own, or one a far side's launcher made and looks
+ * at there; not a client's on the way to a far side. */
 static gboolean
 run_can_look (TerretShellRun *run)
 {
   TerretShellChannel *channel = run->host.channel;
 
   return terret_shell_channel_get_process (channel) != NULL &&
-         _terret_shell_channel_get_reach (channel) == TERRET_SHELL_HERE;
+         _terret_shell_channel_get_reach (channel) != TERRET_SHELL_BEHIND_CLIENT;
+}
+
+/* Whether the readers of a wait are this host's (to stop them for an end
+ * of file). */
+static gboolean
+run_looks_here (TerretShellRun *run)
+{
+  return _terret_shell_channel_get_reach (run->host.channel) == TERRET_SHELL_HERE;
+}
+
+/*
+ * _terret_shell_run_input_look:
+ *
+ * Looks at the run's terminal now, where it is. Returns TRUE when this
+ * look found a wait that the one before did not.
+ */
+gboolean
+_terret_shell_run_input_look (TerretShellRun *run)
+{
+  int terminal = terret_shell_channel_get_read_fd (run->host.channel);
+  TerretWireInput found;
+  unsigned flags = 0;
+
+  if (run_looks_here (run))
+    return _terret_input_watch_look (run->input, terminal, run->started);
+
+  found = _terret_process_look_input (terret_shell_channel_get_process (run->host.channel),
+                                      FAR_LOOK_MSEC, &flags);
+  /* What the far side printed before it looked comes first on the link:
+   * if it is here unread, the command was not quiet after all. */
+  if (found == TERRET_WIRE_INPUT_WAITING)
+    {
+      struct pollfd pending = { terminal, POLLIN, 0 };
+
+      if (poll (&pending, 1, 0) != 0)
+        found = TERRET_WIRE_INPUT_BUSY;
+    }
+  return _terret_input_watch_note (run->input, found, flags, run->started);
 }
 
 static void
@@ -192,8 +239,7 @@ _terret_shell_run_on_quiet (TerretShellRun *run)
       return;
     }
 
-  if (!_terret_input_watch_look (run->input, terret_shell_channel_get_read_fd (run->host.channel),
-                                 run->started))
+  if (!_terret_shell_run_input_look (run))
     {
       settle = _terret_input_watch_settle (run->input);
       if (settle > 0)
@@ -215,10 +261,17 @@ _terret_shell_run_on_quiet (TerretShellRun *run)
   else if (run->plan->timeout_action == TERRET_TIMEOUT_ACTION_DETACH || run->plan->may_detach ||
            run->plan->settings->on_input == TERRET_INPUT_ACTION_REPORT ||
            (run->plan->settings->on_input == TERRET_INPUT_ACTION_EOF &&
-            _terret_input_watch_count_answer (run->input) > EOF_MAX))
+            (_terret_input_watch_count_answer (run->input) > EOF_MAX ||
+             (!pager && !run_looks_here (run)))))
     {
       /* Handed back once; the caller polls it from here, as after an
        * idle return. */
+      if (run->plan->settings->on_input == TERRET_INPUT_ACTION_EOF && !pager &&
+          !run_looks_here (run))
+        _terret_shell_run_add_notice (run, "The command waits for input on a far side's "
+                                           "terminal, where on-input eof cannot type an end of "
+                                           "file (its readers are not this host's to stop): it "
+                                           "was handed back running, as on-input report does.");
       _terret_timers_disarm (run->host.timers, TERRET_SHELL_TIMER_DEADLINE);
       _terret_shell_run_detach (run, TERRET_CLOCK_INPUT, 0);
     }

@@ -367,8 +367,7 @@ _terret_shell_run_input_note (TerretShellRun *run,
       return;
     }
   if (run->kind == EXCHANGE_COMMAND && run->out_pos >= run->out->len)
-    _terret_input_watch_look (run->input, terret_shell_channel_get_read_fd (run->host.channel),
-                              run->started);
+    _terret_shell_run_input_look (run);
   _terret_result_set_input_wait (result, _terret_input_watch_get (run->input));
   _terret_input_watch_told (run->input);
 }

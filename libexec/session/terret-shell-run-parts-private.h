@@ -103,6 +103,7 @@ void                 _terret_shell_run_fail_handshake (TerretShellRun *run,
 
 /* terret-shell-run-input.c */
 void                 _terret_shell_run_input_begin    (TerretShellRun *run);
+gboolean             _terret_shell_run_input_look     (TerretShellRun *run);
 void                 _terret_shell_run_input_output   (TerretShellRun *run,
                                                        const guint8   *data,
                                                        gsize           len);

@@ -121,8 +121,7 @@ _terret_shell_run_describe (TerretShellRun  *run,
     {
       /* A list is an event too: the terminal is looked at. */
       if (run->out_pos >= run->out->len)
-        _terret_input_watch_look (run->input, terret_shell_channel_get_read_fd (run->host.channel),
-                                  run->started);
+        _terret_shell_run_input_look (run);
       _terret_input_wait_copy (input, _terret_input_watch_get (run->input));
     }
 }

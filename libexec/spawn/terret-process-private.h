@@ -5,6 +5,7 @@
 
 #pragma once
 
+#include "terret-launcher-wire.h"
 #include "terret-process.h"
 #include "terret-types.h"
 
@@ -48,6 +49,9 @@ gboolean       _terret_process_get_stop          (TerretProcess *self,
                                                   int           *signum,
                                                   guint         *msec);
 GArray        *_terret_process_get_stopped       (TerretProcess *self);
+TerretWireInput _terret_process_look_input       (TerretProcess *self,
+                                                  int            timeout_msec,
+                                                  unsigned      *flags);
 TerretStopSignal _terret_stop_signal_from_signum (int            signum);
 gboolean       _terret_process_wait_gone         (TerretProcess *self,
                                                   int            timeout_msec);

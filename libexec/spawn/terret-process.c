@@ -60,6 +60,9 @@ struct _TerretProcess
   guint stop_sent : 1;          /* its unit runs the stop sequence */
   guint sparing : 1;            /* a spared stop waits for what the command started to end */
   guint accounted : 1;          /* the unit reported every process it contains */
+  guint input_looked : 1;       /* the unit answered a look at its terminal */
+  int input_found;              /* ... with a TerretWireInput */
+  unsigned input_flags;         /* ... and TERRET_WIRE_INPUT_* */
   gint64 spare_deadline;        /* monotonic time by when the unit reports that end */
   int stop_signal;              /* the last signal the stop sequence sent, as of now */
   int stop_signal_at_exit;      /* ... when the process ended; -1: it ended before any stop */
@@ -184,6 +187,12 @@ process_read_locked (TerretProcess *self,
                                 (gsize)n - sizeof record);
       else if (record.type == TERRET_WIRE_EVENT_ACCOUNTED)
         self->accounted = TRUE;
+      else if (record.type == TERRET_WIRE_EVENT_INPUT)
+        {
+          self->input_looked = TRUE;
+          self->input_found = record.a;
+          self->input_flags = (unsigned)record.b;
+        }
       else if (record.type == TERRET_WIRE_EVENT_STOP_DONE && self->sparing)
         {
           self->sparing = FALSE;
@@ -207,7 +216,8 @@ process_read_locked (TerretProcess *self,
        * same for an account's end. */
       if (self->exited && timeout_msec != 0 && !self->kill_sent)
         break;
-      if (record.type == TERRET_WIRE_EVENT_ACCOUNTED && timeout_msec != 0)
+      if ((record.type == TERRET_WIRE_EVENT_ACCOUNTED || record.type == TERRET_WIRE_EVENT_INPUT) &&
+          timeout_msec != 0)
         break;
     }
 
@@ -912,6 +922,49 @@ _terret_process_take_account (TerretProcess *self,
         }
     }
   g_mutex_unlock (&self->mutex);
+}
+
+/*
+ * _terret_process_look_input:
+ * @flags: (out): TERRET_WIRE_INPUT_*
+ *
+ * Whether the command on a terminal the far side made waits for input,
+ * as its launcher sees it there (terret-launcher-input.c): this host
+ * cannot read that side's /proc. Waits, blocking, up to @timeout_msec
+ * for the answer, which comes at once (a bound, not a step); UNKNOWN
+ * when none came, or the process is gone.
+ */
+TerretWireInput
+_terret_process_look_input (TerretProcess *self,
+                            int            timeout_msec,
+                            unsigned      *flags)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64)timeout_msec * 1000;
+  TerretWireInput found = TERRET_WIRE_INPUT_UNKNOWN;
+
+  *flags = 0;
+  g_mutex_lock (&self->mutex);
+  if (self->unit_fd >= 0 && !self->gone && !self->exited)
+    {
+      self->input_looked = FALSE;
+      process_send_locked (self, TERRET_WIRE_CONTROL_LOOK_INPUT, 0);
+      while (!self->input_looked && !self->gone)
+        {
+          gint64 left = deadline - g_get_monotonic_time ();
+
+          if (left <= 0)
+            break;
+          process_read_locked (self, (int)MAX (left / 1000, 1));
+        }
+      if (self->input_looked && self->input_found >= TERRET_WIRE_INPUT_UNKNOWN &&
+          self->input_found <= TERRET_WIRE_INPUT_WAITING)
+        {
+          found = (TerretWireInput)self->input_found;
+          *flags = self->input_flags;
+        }
+    }
+  g_mutex_unlock (&self->mutex);
+  return found;
 }
 
 /* What the stop signalled: (element-type TerretStopped) (transfer container). */

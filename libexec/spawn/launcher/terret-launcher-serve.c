@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "terret-launcher-environ.h"
+#include "terret-launcher-input.h"
 #include "terret-launcher-relay.h"
 #include "terret-launcher-terminal.h"
 #include "terret-launcher-unit.h"
@@ -427,6 +428,29 @@ reset_terminal (RelayUnit *unit)
     }
 }
 
+/* Whether the command on the unit's terminal, made here, waits for
+ * input: this side's /proc is the one that says (terret-launcher-input.c).
+ * Answered at once, after the output read so far (the same queue). */
+static void
+look_input (Serve     *serve,
+            RelayUnit *unit)
+{
+  TerretWireRecord record = { TERRET_WIRE_EVENT_INPUT, TERRET_WIRE_INPUT_UNKNOWN, 0, 0 };
+
+  for (size_t i = 0; i < unit->n_streams; i++)
+    {
+      RelayStream *stream = &unit->streams[i];
+      unsigned flags = 0;
+
+      if (!stream->sends || !stream->receives || stream->fd < 0 || !isatty (stream->fd))
+        continue;
+      record.a = (int32_t)terret_input_look (stream->fd, &flags, NULL, 0, NULL);
+      record.b = (int32_t)flags;
+      break;
+    }
+  relay_send_record (&serve->peer, FAR_EVENT, unit->id, &record);
+}
+
 /* --- Frames from the bridge --------------------------------------------- */
 
 /* Returns -1 when the bridge broke the protocol. */
@@ -469,6 +493,8 @@ handle_frame (void            *data,
         return -1;
       if (message.record.type == TERRET_WIRE_CONTROL_TERMINAL_MODES)
         reset_terminal (unit);
+      else if (message.record.type == TERRET_WIRE_CONTROL_LOOK_INPUT)
+        look_input (serve, unit);
       else if (unit->control >= 0)
         send (unit->control, &message.record, sizeof message.record,
               MSG_NOSIGNAL | MSG_DONTWAIT);

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "terret-launcher-cgroup.h"
+#include "terret-launcher-input.h"
 #include "terret-launcher-unit.h"
 
 /* Descriptors the process is given are moved above this first, so that
@@ -359,6 +360,22 @@ note_reaped (int   pid,
     }
 }
 
+/* Whether the process's command waits for input on its terminal (its
+ * descriptor 0: a terminal is the process's 0, 1 and 2), as this side's
+ * /proc says: for a library that holds the terminal's master but cannot
+ * read this side's processes (a Flatpak app's, for its host). */
+static void
+unit_look_input (const Plan *plan,
+                 const Unit *unit)
+{
+  TerretWireInput found = TERRET_WIRE_INPUT_UNKNOWN;
+  unsigned flags = 0;
+
+  if (plan->terminal >= 0)
+    found = terret_input_look_process (unit->process, 0, &flags);
+  send_record (unit->unit_fd, TERRET_WIRE_EVENT_INPUT, (int32_t)found, (int32_t)flags);
+}
+
 void
 launcher_unit_main (const Plan *plan,
                     int         unit_fd,
@@ -522,6 +539,8 @@ launcher_unit_main (const Plan *plan,
             unit_stop_spare (&stop, unit.process);
           else if (control.type == TERRET_WIRE_CONTROL_ACCOUNT)
             unit_account (unit.process, unit_fd);
+          else if (control.type == TERRET_WIRE_CONTROL_LOOK_INPUT)
+            unit_look_input (plan, &unit);
           else if (control.type == TERRET_WIRE_CONTROL_SIGNAL_GROUP && control.a > 0 &&
                    control.a < NSIG)
             {

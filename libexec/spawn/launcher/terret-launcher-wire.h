@@ -103,6 +103,7 @@ typedef enum
   TERRET_WIRE_EVENT_STOP_DONE = 7, /* after STOP_SPARE: nothing the command started is left; the
                                     * process stays */
   TERRET_WIRE_EVENT_ACCOUNTED = 8, /* after ACCOUNT: every process the unit contains was reported */
+  TERRET_WIRE_EVENT_INPUT = 9,     /* after LOOK_INPUT: a: TerretWireInput; b: TERRET_WIRE_INPUT_* */
 } TerretWireEventType;
 
 /* The most of a SIGNALLED event's command line that is sent. */
@@ -132,7 +133,23 @@ typedef enum
                                            * contains as SIGNALLED with signal 0, then ACCOUNTED,
                                            * so that what ends before the stop reaches it (a job
                                            * its terminal's close ended) is named too */
+  TERRET_WIRE_CONTROL_LOOK_INPUT = 8,     /* whether the command on a terminal made on a far
+                                           * side waits for input there
+                                           * (terret-launcher-input.c): INPUT answers; a local
+                                           * unit has none, and answers unknown */
 } TerretWireControlType;
+
+/* What a look at a terminal's foreground group found. */
+typedef enum
+{
+  TERRET_WIRE_INPUT_UNKNOWN = 0,   /* the state could not be read */
+  TERRET_WIRE_INPUT_BUSY = 1,      /* a process runs, or output or input is in flight */
+  TERRET_WIRE_INPUT_ELSEWHERE = 2, /* everything sleeps, nothing on the terminal */
+  TERRET_WIRE_INPUT_WAITING = 3,   /* something sleeps reading the terminal, nothing runs */
+} TerretWireInput;
+
+#define TERRET_WIRE_INPUT_SECRET (1u << 0)  /* the terminal's echo is off */
+#define TERRET_WIRE_INPUT_PAGER  (1u << 1)  /* a pager reads the terminal */
 
 /* How a stop goes on after its first signal. */
 #define TERRET_WIRE_STOP_CLOSE      (1u << 0)  /* a closing terminal: SIGHUP and SIGCONT to
