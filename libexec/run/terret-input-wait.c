@@ -12,7 +12,6 @@
 
 #include "config.h"
 
-#include <fcntl.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -47,24 +46,6 @@ struct _TerretInputWatch
   guint stop_looks;             /* looks at them since */
   guint news : 1;               /* a wait began that no result told yet */
 };
-
-static gboolean
-read_small_file (const char *path,
-                 char       *buffer,
-                 gsize       size)
-{
-  int fd = open (path, O_RDONLY | O_CLOEXEC);
-  gssize n;
-
-  if (fd < 0)
-    return FALSE;
-  n = read (fd, buffer, size - 1);
-  close (fd);
-  if (n < 0)
-    return FALSE;
-  buffer[n] = '\0';
-  return TRUE;
-}
 
 /* --- The prompt ------------------------------------------------------------ */
 
@@ -377,19 +358,8 @@ _terret_input_watch_is_stopped (TerretInputWatch *watch)
   if (++watch->stop_looks > STOP_LOOKS)
     return TRUE;
   for (guint i = 0; i < watch->stopped->len; i++)
-    {
-      char path[64];
-      char text[1024];
-      const char *close_paren;
-
-      g_snprintf (path, sizeof path, "/proc/%d/stat", g_array_index (watch->stopped, GPid, i));
-      if (!read_small_file (path, text, sizeof text))
-        continue;
-      close_paren = strrchr (text, ')');
-      if (close_paren != NULL && close_paren[1] == ' ' && close_paren[2] != 'T' &&
-          close_paren[2] != 't' && close_paren[2] != 'Z' && close_paren[2] != 'X')
-        return FALSE;
-    }
+    if (!terret_input_is_stopped (g_array_index (watch->stopped, GPid, i)))
+      return FALSE;
   return TRUE;
 }
 

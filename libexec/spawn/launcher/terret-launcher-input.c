@@ -329,3 +329,20 @@ terret_input_look_process (pid_t     process,
   close (tty);
   return found;
 }
+
+/* Whether @pid is stopped (or gone): a reader stopped for an end of file
+ * has left its read. */
+int
+terret_input_is_stopped (pid_t pid)
+{
+  char path[64];
+  char text[1024];
+  const char *close_paren;
+
+  snprintf (path, sizeof path, "/proc/%d/stat", (int)pid);
+  if (!read_small_file (path, text, sizeof text) || (close_paren = strrchr (text, ')')) == NULL ||
+      close_paren[1] != ' ')
+    return 1;
+  return close_paren[2] == 'T' || close_paren[2] == 't' || close_paren[2] == 'Z' ||
+         close_paren[2] == 'X';
+}

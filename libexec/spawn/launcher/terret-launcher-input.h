@@ -21,3 +21,4 @@ TerretWireInput terret_input_look (int       terminal,
 TerretWireInput terret_input_look_process (pid_t     process,
                                            int       fd,
                                            unsigned *flags);
+int             terret_input_is_stopped   (pid_t     pid);
