@@ -59,9 +59,8 @@ struct _TerretProcess
   TerretLimits limits_hit;      /* what its cgroup refused, as of its end */
   guint stop_sent : 1;          /* its unit runs the stop sequence */
   guint sparing : 1;            /* a spared stop waits for what the command started to end */
-  guint accounted : 1;          /* the unit reported every process it contains */
-  guint input_looked : 1;       /* the unit answered a look at its terminal */
-  int input_found;              /* ... with a TerretWireInput */
+  guint32 answered;             /* the last answer to a question (ACCOUNTED, INPUT) */
+  int input_found;              /* a look at the far terminal: a TerretWireInput */
   unsigned input_flags;         /* ... and TERRET_WIRE_INPUT_* */
   gint64 spare_deadline;        /* monotonic time by when the unit reports that end */
   int stop_signal;              /* the last signal the stop sequence sent, as of now */
@@ -186,10 +185,10 @@ process_read_locked (TerretProcess *self,
         process_note_signalled (self, record.a, record.b, record.c != 0, event.cmdline,
                                 (gsize)n - sizeof record);
       else if (record.type == TERRET_WIRE_EVENT_ACCOUNTED)
-        self->accounted = TRUE;
+        self->answered = record.type;
       else if (record.type == TERRET_WIRE_EVENT_INPUT)
         {
-          self->input_looked = TRUE;
+          self->answered = record.type;
           self->input_found = record.a;
           self->input_flags = (unsigned)record.b;
         }
@@ -892,6 +891,30 @@ _terret_process_get_stop (TerretProcess *self,
   return sent;
 }
 
+/* Asks the unit with @control and reads until it answers with @answer
+ * (or is gone), blocking, up to @timeout_msec: the unit answers at once,
+ * so this is a bound, not a step. Called with the mutex held. */
+static gboolean
+process_ask_locked (TerretProcess *self,
+                    guint32        control,
+                    guint32        answer,
+                    int            timeout_msec)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64)timeout_msec * 1000;
+
+  self->answered = 0;
+  process_send_locked (self, control, 0);
+  while (self->answered != answer && !self->gone)
+    {
+      gint64 left = deadline - g_get_monotonic_time ();
+
+      if (left <= 0)
+        break;
+      process_read_locked (self, (int)MAX (left / 1000, 1));
+    }
+  return self->answered == answer;
+}
+
 /*
  * _terret_process_take_account:
  *
@@ -904,23 +927,11 @@ void
 _terret_process_take_account (TerretProcess *self,
                               int            timeout_msec)
 {
-  gint64 deadline = g_get_monotonic_time () + (gint64)timeout_msec * 1000;
-
   g_mutex_lock (&self->mutex);
   g_array_set_size (self->signalled, 0);
   if (self->unit_fd >= 0 && !self->gone)
-    {
-      self->accounted = FALSE;
-      process_send_locked (self, TERRET_WIRE_CONTROL_ACCOUNT, 0);
-      while (!self->accounted && !self->gone)
-        {
-          gint64 left = deadline - g_get_monotonic_time ();
-
-          if (left <= 0)
-            break;
-          process_read_locked (self, (int)MAX (left / 1000, 1));
-        }
-    }
+    process_ask_locked (self, TERRET_WIRE_CONTROL_ACCOUNT, TERRET_WIRE_EVENT_ACCOUNTED,
+                        timeout_msec);
   g_mutex_unlock (&self->mutex);
 }
 
@@ -939,29 +950,18 @@ _terret_process_look_input (TerretProcess *self,
                             int            timeout_msec,
                             unsigned      *flags)
 {
-  gint64 deadline = g_get_monotonic_time () + (gint64)timeout_msec * 1000;
   TerretWireInput found = TERRET_WIRE_INPUT_UNKNOWN;
 
   *flags = 0;
   g_mutex_lock (&self->mutex);
-  if (self->unit_fd >= 0 && !self->gone && !self->exited)
+  if (self->unit_fd >= 0 && !self->gone && !self->exited &&
+      process_ask_locked (self, TERRET_WIRE_CONTROL_LOOK_INPUT, TERRET_WIRE_EVENT_INPUT,
+                          timeout_msec) &&
+      self->input_found >= TERRET_WIRE_INPUT_UNKNOWN &&
+      self->input_found <= TERRET_WIRE_INPUT_WAITING)
     {
-      self->input_looked = FALSE;
-      process_send_locked (self, TERRET_WIRE_CONTROL_LOOK_INPUT, 0);
-      while (!self->input_looked && !self->gone)
-        {
-          gint64 left = deadline - g_get_monotonic_time ();
-
-          if (left <= 0)
-            break;
-          process_read_locked (self, (int)MAX (left / 1000, 1));
-        }
-      if (self->input_looked && self->input_found >= TERRET_WIRE_INPUT_UNKNOWN &&
-          self->input_found <= TERRET_WIRE_INPUT_WAITING)
-        {
-          found = (TerretWireInput)self->input_found;
-          *flags = self->input_flags;
-        }
+      found = (TerretWireInput)self->input_found;
+      *flags = self->input_flags;
     }
   g_mutex_unlock (&self->mutex);
   return found;
