@@ -313,6 +313,7 @@ test_2026_input_actions (void)
   g_autofree char *key = NULL;
   g_autofree char *message = NULL;
   g_autofree char *params = NULL;
+  g_autofree char *less = NULL;
   JsonObject *result;
 
   REQUIRE_BACKEND ("pty");
@@ -320,6 +321,12 @@ test_2026_input_actions (void)
   g_test_summary ("MCP 2026-07-28: a pager is input_required and says so, and its key goes without "
                   "Enter; decline interrupts the command; a malformed answer leaves the task "
                   "waiting; tasks/cancel ends a task at a prompt and its command");
+  less = g_find_program_in_path ("less");
+  if (less == NULL)
+    {
+      g_test_skip ("less is not installed (build-aux/install-deps --tests installs it)");
+      return;
+    }
   mcp_start (&mcp, "pty");
   if (!detects_input (&mcp))
     {
